@@ -1,0 +1,157 @@
+"""Builds the Python values a call receives from resolved value specs (docs/suite-format.md)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+_FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+_COMPLEX_DTYPES = ("complex64", "complex128")
+
+
+class InputError(Exception):
+    """A value spec the worker cannot build: a task-data bug, never the candidate's fault."""
+
+
+def torch_dtype(name: str):
+    import torch
+
+    name = name[len("torch."):] if name.startswith("torch.") else name
+    dtype = getattr(torch, name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise InputError(f"unknown dtype {name!r}")
+    return dtype
+
+
+class ValueBuilder:
+    """Turns value specs into values, drawing every random tensor from one CPU generator."""
+
+    def __init__(self, seed: int, device: str, builders: Any = None):
+        import torch
+
+        self.device = device
+        self.builders = builders
+        self.gen = torch.Generator(device="cpu")
+        self.gen.manual_seed(int(seed))
+
+    def build_call(self, args: list, kwargs: dict) -> tuple[list, dict]:
+        built_args = [self.build(a) for a in args]
+        built_kwargs = {k: self.build(v) for k, v in kwargs.items()}
+        return built_args, built_kwargs
+
+    def build(self, spec: Any) -> Any:
+        if spec is None or isinstance(spec, (bool, int, float, str)):
+            return spec
+        if isinstance(spec, list):
+            return [self.build(v) for v in spec]
+        if isinstance(spec, dict) and "builder" in spec:
+            return self._call_builder(spec)
+        if not isinstance(spec, dict) or len(spec) != 1:
+            raise InputError(f"bad value spec {spec!r}: expected a literal, a list or a one-key object")
+        (kind, body), = spec.items()
+        handler: Callable[[Any], Any] | None = getattr(self, f"_build_{kind}", None)
+        if handler is None:
+            raise InputError(f"unknown value spec kind {kind!r}")
+        return handler(body)
+
+    def _build_tuple(self, body: Any) -> tuple:
+        if not isinstance(body, list):
+            raise InputError("'tuple' takes a list")
+        return tuple(self.build(v) for v in body)
+
+    def _build_dtype(self, body: Any):
+        return torch_dtype(str(body))
+
+    def _build_device(self, body: Any) -> str:
+        return self.device
+
+    def _build_expr(self, body: Any) -> Any:
+        raise InputError(f"unresolved expression {body!r}: kbx evaluates expressions before sending")
+
+    def _build_generator(self, body: Any):
+        import torch
+
+        g = torch.Generator(device=self.device)
+        g.manual_seed(int(body.get("seed", 0)))
+        return g
+
+    def _call_builder(self, spec: dict) -> Any:
+        name = spec["builder"]
+        params = spec.get("params", {})
+        fn = getattr(self.builders, str(name), None) if self.builders is not None else None
+        if fn is None or not callable(fn):
+            raise InputError(f"builder {name!r} is not defined in the task's reference module")
+        if not isinstance(params, dict):
+            raise InputError(f"builder {name!r}: 'params' must be an object")
+        return fn(self.gen, self.device, **{k: self.build(v) for k, v in params.items()})
+
+    def _build_tensor(self, body: Any):
+        return make_tensor(body, self.gen, self.device)
+
+
+def _draw(init: str, body: dict, shape: list, draw_dtype, gen):
+    import torch
+
+    numel = 1
+    for d in shape:
+        numel *= int(d)
+    if init == "randn":
+        mean, std = float(body.get("mean", 0.0)), float(body.get("std", 1.0))
+        return torch.randn(shape, generator=gen, dtype=draw_dtype) * std + mean
+    if init == "rand":
+        low, high = float(body.get("low", 0.0)), float(body.get("high", 1.0))
+        return torch.rand(shape, generator=gen, dtype=draw_dtype) * (high - low) + low
+    if init == "randint":
+        if "high" not in body:
+            raise InputError("'randint' needs 'high'")
+        return torch.randint(int(body.get("low", 0)), int(body["high"]), shape, generator=gen,
+                             dtype=torch.int64)
+    if init == "bernoulli":
+        p = float(body.get("p", 0.5))
+        return torch.rand(shape, generator=gen, dtype=torch.float64) < p
+    if init == "randperm":
+        return torch.randperm(numel, generator=gen, dtype=torch.int64).reshape(shape)
+    if init == "arange":
+        start, step = body.get("start", 0), body.get("step", 1)
+        return (torch.arange(numel, dtype=torch.float64) * step + start).reshape(shape)
+    if init == "zeros":
+        return torch.zeros(shape, dtype=draw_dtype)
+    if init == "ones":
+        return torch.ones(shape, dtype=draw_dtype)
+    if init == "full":
+        if "value" not in body:
+            raise InputError("'full' needs 'value'")
+        return torch.full(shape, float(body["value"]), dtype=torch.float64)
+    raise InputError(f"unknown tensor init {init!r}")
+
+
+def make_tensor(body: dict, gen, device: str):
+    """One tensor from a `{"tensor": body}` spec, drawn from `gen` on the CPU, then moved."""
+    import torch
+
+    if not isinstance(body, dict):
+        raise InputError("'tensor' takes an object")
+    shape = body.get("shape", [])
+    if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise InputError(f"tensor shape must be a list of non-negative integers, got {shape!r}")
+    dtype_name = body.get("dtype", "float32")
+    dtype = torch_dtype(dtype_name)
+    init = body.get("init", "randn")
+    wide = dtype_name in ("float64", "complex128")
+    draw_dtype = torch.float64 if wide else torch.float32
+    if dtype_name in _COMPLEX_DTYPES:
+        real = _draw(init, body, shape, draw_dtype, gen)
+        imag = _draw(init, body, shape, draw_dtype, gen)
+        value = torch.complex(real.to(draw_dtype), imag.to(draw_dtype))
+    else:
+        value = _draw(init, body, shape, draw_dtype, gen)
+    outliers = body.get("outliers")
+    if outliers:
+        p, scale = float(outliers.get("p", 0.0)), float(outliers.get("scale", 1.0))
+        mask = torch.rand(shape, generator=gen, dtype=torch.float64) < p
+        value = torch.where(mask, value * scale, value)
+    value = value.to(dtype)
+    if body.get("device") != "cpu":
+        value = value.to(device)
+    if body.get("requires_grad"):
+        value.requires_grad_(True)
+    return value

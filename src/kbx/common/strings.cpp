@@ -1,0 +1,123 @@
+// String helpers.
+#include "kbx/common/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+namespace kbx {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = s.find(sep, start);
+    out.emplace_back(s.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) {
+      return out;
+    }
+    start = end + 1;
+  }
+}
+
+std::size_t levenshtein(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+namespace {
+
+bool class_match(std::string_view pattern, std::size_t& p, char c) {
+  // pattern[p] == '['; on return p is past the closing ']'.
+  std::size_t i = p + 1;
+  bool negate = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+  if (negate) {
+    ++i;
+  }
+  bool matched = false;
+  bool first = true;
+  for (; i < pattern.size() && (first || pattern[i] != ']'); ++i, first = false) {
+    if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+      matched = matched || (pattern[i] <= c && c <= pattern[i + 2]);
+      i += 2;
+    } else {
+      matched = matched || pattern[i] == c;
+    }
+  }
+  p = i + 1;
+  return matched != negate;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  std::size_t p = 0;
+  std::size_t t = 0;
+  std::size_t star_p = std::string_view::npos;
+  std::size_t star_t = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star_p = p++;
+      star_t = t;
+      continue;
+    }
+    if (p < pattern.size() && pattern[p] == '[') {
+      std::size_t next = p;
+      if (class_match(pattern, next, text[t])) {
+        p = next;
+        ++t;
+        continue;
+      }
+    } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+      continue;
+    }
+    if (star_p == std::string_view::npos) {
+      return false;
+    }
+    p = star_p + 1;
+    t = ++star_t;
+  }
+  while (p < pattern.size() && pattern[p] == '*') {
+    ++p;
+  }
+  return p == pattern.size();
+}
+
+std::vector<std::string> closest(std::string_view needle, const std::vector<std::string>& candidates,
+                                 std::size_t limit) {
+  std::vector<std::pair<std::size_t, std::size_t>> scored;
+  scored.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    scored.emplace_back(levenshtein(needle, candidates[i]), i);
+  }
+  std::stable_sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < limit; ++i) {
+    out.push_back(candidates[scored[i].second]);
+  }
+  return out;
+}
+
+}  // namespace kbx

@@ -1,0 +1,41 @@
+// Contract: how a task's outputs are judged (KernelBench-X's default, per-dtype tolerances, or metrics).
+#pragma once
+
+#include <map>
+#include <optional>
+
+#include "kbx/common/dtype.h"
+#include "kbx/common/json.h"
+#include "kbx/common/result.h"
+
+namespace kbx::compare {
+
+/// |cand - ref| <= atol + rtol * |ref|
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+
+/// Error-metric thresholds (the Quantization tasks): every bound present must hold.
+struct MetricThresholds {
+  std::optional<double> cosine_sim_min;
+  std::optional<double> l1_relative_max;
+  std::optional<double> rmse_max;  ///< RMS of the error relative to the reference's RMS
+};
+
+/// The full contract for one task. Exact dtypes (ints, bool) are always compared exactly.
+struct Contract {
+  std::map<DType, Tolerance> tolerances;  ///< for float and complex dtypes (complex: per part)
+  std::optional<MetricThresholds> metrics;
+
+  /// KernelBench-X: float32/float64 and complex 1e-5, float16/bfloat16 5e-3.
+  static Contract kernelbenchx_default();
+  /// Tolerance for a float or complex dtype (complex64 uses float32's entry unless it has one).
+  [[nodiscard]] Tolerance tolerance_for(DType dtype) const;
+};
+
+/// Parses a task.json "precision" value: "default", {"tolerance": {...}} or {"metrics": {...}}.
+/// Errors name the offending field.
+Result<Contract> parse_contract(const Json& precision);
+
+}  // namespace kbx::compare

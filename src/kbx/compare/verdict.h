@@ -1,0 +1,42 @@
+// Verdict: the comparator's judgement of one test case, with diagnostics. A plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kbx::compare {
+
+/// Why a case failed, checked in this order (cheap and decisive first).
+enum class FailReason {
+  none,
+  structure_mismatch,  ///< different leaves (paths) or leaf kinds (tensor vs None, ...)
+  shape_mismatch,
+  dtype_mismatch,
+  device_mismatch,     ///< e.g. a CPU tensor where the reference is on CUDA
+  nan_mismatch,        ///< NaN where the reference has none, or the reverse
+  inf_mismatch,        ///< ±Inf pattern differs
+  value_mismatch,      ///< elementwise tolerance exceeded (or exact values differ)
+  metric_mismatch,     ///< a cosine / L1 / RMSE threshold missed
+};
+
+std::string_view to_string(FailReason reason);
+
+struct Verdict {
+  bool ok = true;
+  FailReason reason = FailReason::none;
+  std::string path;    ///< the first failing leaf ("out[1]")
+  std::string detail;  ///< human-readable: what differed, where, by how much
+  // Diagnostics of the first failing tensor leaf (or the worst leaf when ok):
+  double err_abs_max = 0;
+  double err_rel_max = 0;
+  std::int64_t mismatch_count = 0;
+  std::int64_t first_mismatch_index = -1;  ///< flat index; -1 when none
+  std::int64_t nan_mismatch_count = 0;
+  std::int64_t inf_mismatch_count = 0;
+  double cosine_sim = 0;   ///< metric contracts only
+  double l1_relative = 0;  ///< metric contracts only
+  double rmse = 0;         ///< metric contracts only
+};
+
+}  // namespace kbx::compare

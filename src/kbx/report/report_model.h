@@ -1,0 +1,74 @@
+// ReportModel: everything a report shows, derived from the store alone (reports never run code).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbx/common/json.h"
+#include "kbx/stats/summary.h"
+#include "kbx/store/database.h"
+
+namespace kbx::report {
+
+/// One perf workload of one evaluated submission, with statistics derived from raw samples.
+struct WorkloadRow {
+  int index = 0;
+  Json params = Json::object();
+  double bytes = 0;
+  double flops = 0;
+  stats::Summary candidate_ms;
+  stats::Summary reference_ms;
+  double gbs = 0;      ///< bytes / candidate median
+  double tflops = 0;   ///< flops / candidate median
+  double speedup = 0;  ///< reference median / candidate median
+};
+
+/// One submission's line in metrics.json (KernelBench-X field names first).
+struct SubmissionRow {
+  std::string file;  ///< task key, "Math/softmax.py"
+  std::string category;
+  std::string submission_id;
+  std::string origin;
+  bool call_ok = false;
+  bool exe_ok = false;
+  bool perf_ok = false;
+  bool triton_ok = false;
+  std::string outcome;
+  std::string reason;
+  std::string detail;
+  std::string perf_note;
+  double runtime_ms = 0;      ///< mean over workloads of the candidate's median ms
+  double ref_runtime_ms = 0;  ///< the same for the reference
+  double gbs = 0;             ///< mean over workloads
+  double tflops = 0;          ///< mean over workloads
+  double speedup = 0;         ///< sum of reference medians / sum of candidate medians
+  double time_total_ms = 0;
+  std::vector<WorkloadRow> workloads;
+};
+
+/// Pass counts and speedups for a set of rows (a category, or everything).
+struct Totals {
+  int total = 0;
+  int call_pass = 0;
+  int exe_pass = 0;
+  int perf_pass = 0;
+  double avg_speedup_global = 0;    ///< sum of all reference ms / sum of all candidate ms
+  double avg_speedup_per_task = 0;  ///< arithmetic mean of per-task speedups (perf_ok rows)
+  double geomean_speedup = 0;       ///< geometric mean of per-task speedups (perf_ok rows)
+  int faster_than_reference = 0;    ///< perf_ok rows with speedup > 1
+};
+
+struct ReportModel {
+  std::vector<SubmissionRow> rows;  ///< in source order
+  std::vector<std::pair<std::string, Totals>> categories;  ///< sorted by category name
+  Totals overall;
+  std::vector<store::InputErrorRecord> input_errors;
+  Json environment = Json::object();  ///< the latest session's env
+  std::string device;
+};
+
+/// Reads the store and derives every statistic. Pure apart from the reads.
+ReportModel build_report_model(store::Database& db);
+
+}  // namespace kbx::report

@@ -1,0 +1,79 @@
+// Database: the run's single source of truth, an SQLite file (<out>/kbx.db). Schema: docs/store-schema.md.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kbx/common/json.h"
+#include "kbx/store/records.h"
+
+struct sqlite3;
+
+namespace kbx::store {
+
+/// An open kbx.db. Creates and migrates the schema on open. All methods are thread-safe
+/// (one connection behind a mutex); every write is its own transaction, so a kill -9 loses at
+/// most the evaluation in flight. Failures throw kbx::Error(ErrorKind::store) naming the file.
+class Database {
+ public:
+  /// Opens (creating if needed) the database at `path`, in WAL mode.
+  static std::unique_ptr<Database> open(const std::filesystem::path& path);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+  /// The run's configuration as first written (device, seed, suite, require_triton, ...).
+  std::optional<Json> run_config();
+  void set_run_config(const Json& config);
+
+  /// Starts a session; returns its id. status = "running".
+  std::int64_t begin_session(const SessionRecord& session);
+  /// Records the environment once the workers have reported it.
+  void set_session_env(std::int64_t session_id, const Json& env);
+  /// Marks the session "finished" or "interrupted" with the current time.
+  void end_session(std::int64_t session_id, const std::string& status);
+  std::vector<SessionRecord> sessions();
+
+  /// Inserts or replaces the task and its workloads.
+  void upsert_task(const TaskRecord& task);
+  std::vector<TaskRecord> tasks();
+
+  /// Inserts the submission if its id is new (re-runs keep the first origin and ordinal).
+  void upsert_submission(const SubmissionRecord& submission);
+  std::vector<SubmissionRecord> submissions();
+
+  void add_input_error(const InputErrorRecord& error);
+  std::vector<InputErrorRecord> input_errors();
+
+  /// Ids of submissions that already have an evaluation (resume skips them).
+  std::set<std::string> evaluated_submission_ids();
+
+  /// Writes the evaluation with its cases and samples in one transaction, replacing any earlier
+  /// evaluation of the same submission.
+  void save_evaluation(const EvaluationRecord& evaluation);
+  std::vector<EvaluationRecord> evaluations();
+
+  /// The reference's samples for a task in a session (what speedups divide by).
+  void save_reference_timings(std::int64_t session_id, const std::string& task_key,
+                              const std::vector<TimingRecord>& timings);
+  std::optional<std::vector<TimingRecord>> reference_timings(std::int64_t session_id,
+                                                             const std::string& task_key);
+
+ private:
+  explicit Database(std::filesystem::path path);
+  void migrate();
+  void exec(const char* sql);
+
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+  std::recursive_mutex mutex_;
+};
+
+}  // namespace kbx::store

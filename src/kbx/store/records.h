@@ -1,0 +1,108 @@
+// Plain record types that flow into and out of the store (kbx.db). No behaviour.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbx/common/json.h"
+
+namespace kbx::store {
+
+/// One invocation of `kbx eval` on an output folder (a resumed run adds a session).
+struct SessionRecord {
+  std::int64_t id = 0;
+  std::string started_at;   ///< ISO-8601 UTC
+  std::string finished_at;  ///< empty while running or after a kill
+  std::string status;       ///< "running", "finished", "interrupted"
+  std::string kbx_version;  ///< version and git commit of the kbx binary
+  Json argv = Json::array();
+  Json env = Json::object();  ///< python, torch, triton, GPU name, driver, host, ... (see worker hello/ready)
+};
+
+/// One perf workload of a task, with the byte and FLOP models evaluated.
+struct WorkloadRecord {
+  int index = 0;
+  Json params = Json::object();  ///< the workload's named parameters, e.g. {"M": 1024, "N": 16}
+  double bytes = 0;
+  double flops = 0;
+};
+
+/// A task as this run saw it.
+struct TaskRecord {
+  std::string key;  ///< "Math/softmax.py"
+  std::string category;
+  std::string entry;
+  std::string version;  ///< sha256 of task.json + reference.py
+  int case_count = 0;
+  std::vector<WorkloadRecord> workloads;
+};
+
+/// One submission read from the SOURCE.
+struct SubmissionRecord {
+  std::string id;        ///< sha256(task key + "\n" + code), hex: stable across re-runs
+  std::string task_key;
+  std::string origin;    ///< where it came from: "preds.jsonl:12", "dir/Math/softmax.py"
+  int ordinal = 0;       ///< position in the source, for stable report order
+  std::string code;      ///< the code kbx ran (fences stripped, cut at the ####... line)
+};
+
+/// The outcome of one test case for one submission.
+struct CaseRecord {
+  int index = 0;
+  std::string name;
+  std::string status;  ///< "ok", "mismatch", "error", "not_run"
+  std::string reason;  ///< a FailReason name or an error kind; empty when ok
+  std::string detail;  ///< human-readable diagnostics
+  std::string path;    ///< the output leaf that failed, if any ("out[0]")
+  double err_abs_max = 0;
+  double err_rel_max = 0;
+  std::int64_t mismatch_count = 0;
+  std::int64_t first_mismatch_index = -1;
+  double time_ms = 0;  ///< wall time of the call in the worker
+};
+
+/// Raw timing samples of one perf workload (candidate's or reference's).
+struct TimingRecord {
+  int workload = 0;
+  std::string status = "ok";  ///< "ok" or "error"
+  std::string error;          ///< the error text when status == "error"
+  int warmup_calls = 0;
+  std::vector<double> samples_ms;
+};
+
+/// The final result of evaluating one submission. Written once, in one transaction.
+struct EvaluationRecord {
+  std::string submission_id;
+  std::int64_t session_id = 0;
+  std::string device;       ///< "cuda:0 NVIDIA H200" or "cpu"
+  std::string outcome;      ///< ok, incorrect, not_triton, compile_error, runtime_error, timeout, crashed, worker_lost, skipped
+  std::string reason;       ///< short code: "mismatch", "syntax_error", "SIGSEGV", ...
+  std::string detail;       ///< one paragraph a user can act on
+  bool call_ok = false;
+  bool exe_ok = false;      ///< outputs match AND (Triton observed or the requirement is off)
+  bool triton_ok = false;   ///< at least one Triton launch was observed
+  bool perf_ok = false;     ///< timed on every workload, candidate and reference
+  std::string perf_note;    ///< why perf is missing ("perf skipped: --device cpu"), empty when perf_ok
+  std::int64_t triton_launches = 0;
+  double time_queue_ms = 0;    ///< waiting for a warm worker
+  double time_load_ms = 0;     ///< compiling and importing the module
+  double time_cases_ms = 0;    ///< running the test cases (Triton JIT included)
+  double time_compare_ms = 0;  ///< comparing in kbx
+  double time_perf_ms = 0;     ///< timing candidate (and reference, when this evaluation did it)
+  double time_total_ms = 0;
+  std::string log_tail;        ///< the last lines the candidate printed
+  std::int64_t reference_session_id = 0;  ///< whose reference timings the speedup uses (0: none)
+  std::vector<CaseRecord> cases;
+  std::vector<TimingRecord> timings;  ///< the candidate's samples, one per workload
+};
+
+/// An input problem that skipped one submission but not the run ("preds.jsonl:7: not JSON").
+struct InputErrorRecord {
+  std::int64_t session_id = 0;
+  std::string origin;
+  std::string message;
+};
+
+}  // namespace kbx::store

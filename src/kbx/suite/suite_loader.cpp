@@ -1,0 +1,324 @@
+// Loading and validating task.json files (docs/suite-format.md).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kbx/common/expr.h"
+#include "kbx/common/hash.h"
+#include "kbx/common/strings.h"
+#include "kbx/suite/suite.h"
+
+namespace kbx::suite {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::suite, "{}: cannot read", path.string());
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Json number_json(double v) {
+  if (std::floor(v) == v && std::abs(v) < 9.0e15) {
+    return static_cast<std::int64_t>(v);
+  }
+  return v;
+}
+
+// Tensor fields whose strings are expressions in perf templates.
+constexpr std::array<const char*, 8> numeric_tensor_fields{"low", "high", "value", "p",
+                                                           "mean", "std", "start", "step"};
+
+Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& where);
+
+Json resolve_tensor(const Json& body, const ExprVars& vars, const std::string& where) {
+  if (!body.is_object()) {
+    throw Error(ErrorKind::suite, "{}: 'tensor' takes an object", where);
+  }
+  Json out = body;
+  if (!body.contains("shape") || !body["shape"].is_array()) {
+    throw Error(ErrorKind::suite, "{}: tensor needs a 'shape' array", where);
+  }
+  Json shape = Json::array();
+  for (const auto& d : body["shape"]) {
+    if (d.is_string()) {
+      auto v = eval_expr(d.get<std::string>(), vars);
+      if (!v) {
+        throw Error(ErrorKind::suite, "{}: {}", where, v.error().what());
+      }
+      shape.push_back(number_json(*v));
+    } else if (d.is_number_integer() && d.get<std::int64_t>() >= 0) {
+      shape.push_back(d);
+    } else {
+      throw Error(ErrorKind::suite, "{}: shape entries must be non-negative integers or expressions, got {}",
+                  where, d.dump());
+    }
+  }
+  out["shape"] = shape;
+  for (const char* field : numeric_tensor_fields) {
+    if (body.contains(field) && body[field].is_string()) {
+      auto v = eval_expr(body[field].get<std::string>(), vars);
+      if (!v) {
+        throw Error(ErrorKind::suite, "{}: {}", where, v.error().what());
+      }
+      out[field] = number_json(*v);
+    }
+  }
+  return out;
+}
+
+Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& where) {
+  if (spec.is_array()) {
+    Json out = Json::array();
+    for (const auto& v : spec) {
+      out.push_back(resolve_value(v, vars, where));
+    }
+    return out;
+  }
+  if (!spec.is_object()) {
+    return spec;
+  }
+  if (spec.contains("builder")) {
+    Json out = spec;
+    if (spec.contains("params")) {
+      out["params"] = resolve_value(spec["params"], vars, where);
+    }
+    return out;
+  }
+  if (spec.size() == 1 && spec.contains("expr")) {
+    auto v = eval_expr(spec["expr"].get<std::string>(), vars);
+    if (!v) {
+      throw Error(ErrorKind::suite, "{}: {}", where, v.error().what());
+    }
+    return number_json(*v);
+  }
+  if (spec.size() == 1 && spec.contains("tensor")) {
+    return Json{{"tensor", resolve_tensor(spec["tensor"], vars, where)}};
+  }
+  static const std::set<std::string> known{"tuple", "dtype", "device", "generator"};
+  if (spec.size() != 1 || known.count(spec.begin().key()) == 0) {
+    throw Error(ErrorKind::suite, "{}: unknown value spec {}", where, spec.dump());
+  }
+  Json out = Json::object();
+  out[spec.begin().key()] = resolve_value(spec.begin().value(), vars, where);
+  return out;
+}
+
+template <typename T>
+T get_field(const Json& j, const char* field, const std::string& where) {
+  if (!j.contains(field)) {
+    throw Error(ErrorKind::suite, "{}: missing field '{}'", where, field);
+  }
+  try {
+    return j[field].get<T>();
+  } catch (const Json::exception& e) {
+    throw Error(ErrorKind::suite, "{}: field '{}' has the wrong type ({})", where, field, e.what());
+  }
+}
+
+void load_cases(Task& task, const Json& j, const std::string& where) {
+  if (!j.contains("cases") || !j["cases"].is_array() || j["cases"].empty()) {
+    throw Error(ErrorKind::suite, "{}: 'cases' must be a non-empty array", where);
+  }
+  std::set<std::string> names;
+  for (const auto& c : j["cases"]) {
+    TestCase tc;
+    tc.name = get_field<std::string>(c, "name", where);
+    std::string case_where = fmt::format("{} case '{}'", where, tc.name);
+    if (!names.insert(tc.name).second) {
+      throw Error(ErrorKind::suite, "{}: duplicate case name", case_where);
+    }
+    tc.args = resolve_value(c.value("args", Json::array()), {}, case_where);
+    tc.kwargs = resolve_value(c.value("kwargs", Json::object()), {}, case_where);
+    if (!tc.args.is_array() || !tc.kwargs.is_object()) {
+      throw Error(ErrorKind::suite, "{}: 'args' must be an array and 'kwargs' an object", case_where);
+    }
+    task.cases.push_back(std::move(tc));
+  }
+}
+
+void load_perf(Task& task, const Json& j, const std::string& where) {
+  if (!j.contains("perf") || j["perf"].is_null()) {
+    return;
+  }
+  const Json& perf = j["perf"];
+  std::string perf_where = where + " perf";
+  task.bytes_model = get_field<std::string>(perf, "bytes", perf_where);
+  task.flops_model = get_field<std::string>(perf, "flops", perf_where);
+  const Json& loads = perf.value("workloads", Json::array());
+  if (!loads.is_array() || loads.empty()) {
+    throw Error(ErrorKind::suite, "{}: 'workloads' must be a non-empty array", perf_where);
+  }
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    std::string w_where = fmt::format("{} workload {}", perf_where, i);
+    ExprVars vars;
+    for (const auto& [name, value] : loads[i].items()) {
+      if (!value.is_number()) {
+        throw Error(ErrorKind::suite, "{}: parameter '{}' must be a number", w_where, name);
+      }
+      vars[name] = value.get<double>();
+    }
+    Workload w;
+    w.index = static_cast<int>(i);
+    w.params = loads[i];
+    w.args = resolve_value(perf.value("args", Json::array()), vars, w_where);
+    w.kwargs = resolve_value(perf.value("kwargs", Json::object()), vars, w_where);
+    auto bytes = eval_expr(task.bytes_model, vars);
+    auto flops = eval_expr(task.flops_model, vars);
+    if (!bytes || !flops) {
+      throw Error(ErrorKind::suite, "{}: {}", w_where, (!bytes ? bytes.error() : flops.error()).what());
+    }
+    w.bytes = *bytes;
+    w.flops = *flops;
+    task.workloads.push_back(std::move(w));
+  }
+}
+
+Task parse_task(const fs::path& dir, const std::string& key) {
+  fs::path json_path = dir / "task.json";
+  std::string where = json_path.string();
+  std::string text = read_all(json_path);
+  if (!fs::exists(dir / "reference.py")) {
+    throw Error(ErrorKind::suite, "{}: missing reference.py beside task.json", dir.string());
+  }
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw Error(ErrorKind::suite, "{}: not valid JSON: {}", where, e.what());
+  }
+  if (get_field<int>(j, "format", where) != 1) {
+    throw Error(ErrorKind::suite, "{}: unsupported format {} (this kbx reads format 1)", where,
+                j["format"].dump());
+  }
+  Task task;
+  task.key = get_field<std::string>(j, "key", where);
+  if (task.key != key) {
+    throw Error(ErrorKind::suite, "{}: key '{}' does not match its folder (expected '{}')", where,
+                task.key, key);
+  }
+  task.entry = get_field<std::string>(j, "entry", where);
+  task.category = get_field<std::string>(j, "category", where);
+  task.difficulty = j.value("difficulty", 0);
+  task.signature = get_field<std::string>(j, "signature", where);
+  task.description = get_field<std::string>(j, "description", where);
+  task.notes = j.value("notes", "");
+  task.dtypes = j.value("dtypes", std::vector<std::string>{});
+  task.precision = j.value("precision", Json("default"));
+  task.mutated_args = j.value("mutated_args", std::vector<int>{});
+  task.dir = dir;
+  load_cases(task, j, where);
+  load_perf(task, j, where);
+  task.version = sha256_hex(text + read_all(dir / "reference.py"));
+  return task;
+}
+
+}  // namespace
+
+Result<Task> load_task(const fs::path& dir, const std::string& key) {
+  try {
+    return parse_task(dir, key);
+  } catch (const Error& e) {
+    return e;
+  }
+}
+
+Suite load_suite(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    throw Error(ErrorKind::suite, "suite folder '{}' does not exist; pass --suite DIR or set KBX_SUITE",
+                root.string());
+  }
+  Suite suite;
+  suite.root = root;
+  for (const auto& category : fs::directory_iterator(root)) {
+    if (!category.is_directory()) {
+      continue;
+    }
+    for (const auto& task_dir : fs::directory_iterator(category.path())) {
+      if (!task_dir.is_directory() || !fs::exists(task_dir.path() / "task.json")) {
+        continue;
+      }
+      std::string key = fmt::format("{}/{}.py", category.path().filename().string(),
+                                    task_dir.path().filename().string());
+      auto task = load_task(task_dir.path(), key);
+      if (task) {
+        suite.tasks.push_back(std::move(task).value());
+      } else {
+        suite.errors.push_back(task.error());
+      }
+    }
+  }
+  std::sort(suite.tasks.begin(), suite.tasks.end(),
+            [](const Task& a, const Task& b) { return a.key < b.key; });
+  return suite;
+}
+
+const Task* Suite::find(std::string_view key) const {
+  auto it = std::lower_bound(tasks.begin(), tasks.end(), key,
+                             [](const Task& t, std::string_view k) { return t.key < k; });
+  return it != tasks.end() && it->key == key ? &*it : nullptr;
+}
+
+const Task* Suite::find_by_name(std::string_view name) const {
+  const Task* found = nullptr;
+  for (const auto& t : tasks) {
+    if (t.entry == name || t.stem() == name) {
+      if (found != nullptr && found != &t) {
+        return nullptr;
+      }
+      found = &t;
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> Suite::keys() const {
+  std::vector<std::string> out;
+  out.reserve(tasks.size());
+  for (const auto& t : tasks) {
+    out.push_back(t.key);
+  }
+  return out;
+}
+
+std::vector<std::string> Suite::closest_keys(std::string_view key, std::size_t limit) const {
+  std::string_view stem = key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
+  if (stem.ends_with(".py")) {
+    stem.remove_suffix(3);
+  }
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& t : tasks) {
+    std::size_t d = std::min(levenshtein(key, t.key), levenshtein(stem, t.stem()));
+    scored.emplace_back(d, t.key);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < limit; ++i) {
+    out.push_back(scored[i].second);
+  }
+  return out;
+}
+
+std::string Suite::unknown_key_message(std::string_view key) const {
+  auto near = closest_keys(key, 3);
+  if (near.empty()) {
+    return fmt::format("unknown task '{}' (the suite at {} has no tasks)", key, root.string());
+  }
+  return fmt::format("unknown task '{}'; closest: {} (see `kbx suite list`)", key,
+                     fmt::join(near, ", "));
+}
+
+}  // namespace kbx::suite

@@ -1,0 +1,46 @@
+// Task helpers: entry names, seeds and resolved calls.
+#include "kbx/suite/task.h"
+
+#include <fmt/format.h>
+
+#include "kbx/common/hash.h"
+
+namespace kbx::suite {
+
+std::string Task::stem() const {
+  std::string name = key.substr(key.rfind('/') + 1);
+  if (name.ends_with(".py")) {
+    name.resize(name.size() - 3);
+  }
+  return name;
+}
+
+std::vector<std::string> Task::entry_names() const { return {entry, stem(), "kernel_function"}; }
+
+std::uint64_t derive_seed(const std::string& key, const std::string& what, std::uint64_t base_seed) {
+  return fnv1a64(fmt::format("{}|{}|{}", key, what, base_seed)) & 0x7FFFFFFFFFFFFFFFULL;
+}
+
+std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed) {
+  std::vector<ResolvedCall> calls;
+  calls.reserve(task.cases.size());
+  for (std::size_t i = 0; i < task.cases.size(); ++i) {
+    const auto& c = task.cases[i];
+    calls.push_back({static_cast<int>(i), c.name, derive_seed(task.key, "case|" + c.name, base_seed),
+                     c.args, c.kwargs});
+  }
+  return calls;
+}
+
+std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed) {
+  std::vector<ResolvedCall> calls;
+  calls.reserve(task.workloads.size());
+  for (const auto& w : task.workloads) {
+    calls.push_back({w.index, fmt::format("perf/{}", w.index),
+                     derive_seed(task.key, fmt::format("perf|{}", w.index), base_seed), w.args,
+                     w.kwargs});
+  }
+  return calls;
+}
+
+}  // namespace kbx::suite

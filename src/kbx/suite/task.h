@@ -1,0 +1,74 @@
+// Task: one KernelBench-X task as data (docs/suite-format.md), with its calls resolved.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbx/common/json.h"
+
+namespace kbx::suite {
+
+/// A call with every expression evaluated and its seed fixed: what the worker receives.
+struct ResolvedCall {
+  int index = 0;
+  std::string name;         ///< the case name, or "perf/<index>"
+  std::uint64_t seed = 0;   ///< 63-bit, derived from task key, name and the run's seed
+  Json args = Json::array();
+  Json kwargs = Json::object();
+};
+
+/// One perf workload: its parameters, its call template resolved, and its models evaluated.
+struct Workload {
+  int index = 0;
+  Json params = Json::object();
+  Json args = Json::array();
+  Json kwargs = Json::object();
+  double bytes = 0;
+  double flops = 0;
+};
+
+struct TestCase {
+  std::string name;
+  Json args = Json::array();
+  Json kwargs = Json::object();
+};
+
+struct Task {
+  std::string key;  ///< "Math/softmax.py"
+  std::string entry;
+  std::string category;
+  int difficulty = 0;
+  std::string signature;
+  std::string description;
+  std::string notes;
+  std::vector<std::string> dtypes;
+  Json precision = "default";
+  std::vector<int> mutated_args;
+  std::vector<TestCase> cases;
+  std::vector<Workload> workloads;  ///< empty when the task has no perf section
+  std::string bytes_model;          ///< the perf.bytes expression
+  std::string flops_model;          ///< the perf.flops expression
+  std::filesystem::path dir;        ///< the task's folder
+  std::string version;              ///< sha256 of task.json bytes + reference.py bytes
+
+  /// "softmax" for "Math/softmax.py".
+  [[nodiscard]] std::string stem() const;
+  [[nodiscard]] std::filesystem::path reference_path() const { return dir / "reference.py"; }
+  /// Names a submission may define, in lookup order: entry, stem, kernel_function.
+  [[nodiscard]] std::vector<std::string> entry_names() const;
+};
+
+/// The seed of a case or workload: fnv1a64("<key>|<what>|<base_seed>") & (2^63 - 1), where
+/// `what` is "case|<name>" or "perf|<index>". tools/check_task.py computes the same.
+std::uint64_t derive_seed(const std::string& key, const std::string& what, std::uint64_t base_seed);
+
+/// The task's cases, resolved for a run with `base_seed`.
+std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed);
+
+/// The task's perf workloads as calls, resolved for a run with `base_seed`.
+std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed);
+
+}  // namespace kbx::suite

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Checks task folders against docs/suite-format.md and runs their references on the CPU.
+
+usage: tools/check_task.py TASK_DIR [TASK_DIR ...] [--perf-all] [--calls shared/catalog/upstream-test-calls.jsonl]
+
+For each task: validates task.json, builds every case's inputs, runs the reference on every case,
+evaluates the perf byte/FLOP models for every workload, and runs the reference on the smallest perf
+workload (all of them with --perf-all). With --calls, also prints the upstream test calls next to
+the cases so their shapes can be compared by eye. Exits 1 if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import importlib.util
+import json
+import operator
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+REQUIRED = ["format", "key", "entry", "category", "difficulty", "signature", "description",
+            "dtypes", "precision", "cases"]
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+        ast.Pow: operator.pow}
+_FUNCS = {"min": min, "max": max, "ceil": lambda x: float(__import__("math").ceil(x)),
+          "floor": lambda x: float(__import__("math").floor(x)),
+          "log2": lambda x: __import__("math").log2(x), "sqrt": lambda x: x ** 0.5}
+
+
+def eval_expr(text: str, env: dict) -> float:
+    """The same grammar kbx's C++ evaluator accepts (common/expr.h)."""
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            if node.id not in env:
+                raise ValueError(f"unknown name {node.id!r} in {text!r}")
+            return float(env[node.id])
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return float(_OPS[type(node.op)](ev(node.left), ev(node.right)))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
+            return float(_FUNCS[node.func.id](*[ev(a) for a in node.args]))
+        raise ValueError(f"unsupported expression {text!r}")
+
+    return ev(ast.parse(text, mode="eval"))
+
+
+def _num(v: float):
+    return int(v) if float(v).is_integer() else v
+
+
+def resolve(spec, env: dict):
+    """Substitutes perf template expressions, as kbx does before sending a workload."""
+    if isinstance(spec, list):
+        return [resolve(v, env) for v in spec]
+    if not isinstance(spec, dict):
+        return spec
+    if set(spec) == {"expr"}:
+        return _num(eval_expr(spec["expr"], env))
+    if set(spec) == {"tensor"}:
+        body = dict(spec["tensor"])
+        body["shape"] = [_num(eval_expr(d, env)) if isinstance(d, str) else d for d in body.get("shape", [])]
+        for k in ("low", "high", "value", "p", "mean", "std", "start", "step"):
+            if isinstance(body.get(k), str):
+                body[k] = _num(eval_expr(body[k], env))
+        return {"tensor": body}
+    if "builder" in spec:
+        return {**spec, "params": {k: resolve(v, env) for k, v in spec.get("params", {}).items()}}
+    return {k: resolve(v, env) for k, v in spec.items()}
+
+
+def seed_for(key: str, what: str, base: int = 0) -> int:
+    h = 0xCBF29CE484222325
+    for c in f"{key}|{what}|{base}".encode():
+        h ^= c
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h & 0x7FFFFFFFFFFFFFFF
+
+
+def describe(x) -> str:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return f"{str(x.dtype).replace('torch.', '')}{list(x.shape)}"
+    if isinstance(x, (tuple, list)):
+        return "(" + ", ".join(describe(v) for v in x) + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k}: {describe(v)}" for k, v in x.items()) + "}"
+    return repr(x)
+
+
+def load_module(path: pathlib.Path):
+    spec = importlib.util.spec_from_file_location(f"kbx_ref_{path.parent.name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def check(task_dir: pathlib.Path, perf_all: bool, calls: dict) -> list[str]:
+    import torch
+    from kbx_worker.values import ValueBuilder
+
+    problems: list[str] = []
+    task = json.loads((task_dir / "task.json").read_text())
+    for field in REQUIRED:
+        if field not in task:
+            problems.append(f"missing field {field!r}")
+    key = f"{task_dir.parent.name}/{task_dir.name}.py"
+    if task.get("key") != key:
+        problems.append(f"key {task.get('key')!r} != folder {key!r}")
+    names = [c["name"] for c in task.get("cases", [])]
+    if len(names) != len(set(names)):
+        problems.append("case names are not unique")
+    ref = load_module(task_dir / "reference.py")
+    fn = getattr(ref, task["entry"], None)
+    if fn is None:
+        return problems + [f"reference.py does not define {task['entry']!r}"]
+    mutated = task.get("mutated_args", [])
+    print(f"== {key}  (version {hashlib.sha256((task_dir / 'task.json').read_bytes() + (task_dir / 'reference.py').read_bytes()).hexdigest()[:12]})")
+    for case in task.get("cases", []):
+        try:
+            b = ValueBuilder(seed_for(key, "case|" + case["name"]), "cpu", ref)
+            args, kwargs = b.build_call(resolve(case.get("args", []), {}), resolve(case.get("kwargs", {}), {}))
+            torch.manual_seed(seed_for(key, "case|" + case["name"]))
+            out = fn(*args, **kwargs)
+            extra = "".join(f" arg{i}={describe(args[i])}" for i in mutated)
+            print(f"  case {case['name']:<28} in={describe(tuple(args))} kw={list(kwargs)} -> {describe(out)}{extra}")
+        except Exception as e:  # noqa: BLE001 - report and go on
+            problems.append(f"case {case['name']}: {type(e).__name__}: {e}")
+    perf = task.get("perf")
+    if perf:
+        loads = perf.get("workloads", [])
+        for i, env in enumerate(loads):
+            try:
+                nbytes, flops = eval_expr(perf["bytes"], env), eval_expr(perf["flops"], env)
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"perf workload {i}: {e}")
+                continue
+            run = perf_all or i == 0
+            line = f"  perf {i:>2} {json.dumps(env)} bytes={nbytes:.4g} flops={flops:.4g}"
+            if run:
+                try:
+                    b = ValueBuilder(seed_for(key, f"perf|{i}"), "cpu", ref)
+                    args, kwargs = b.build_call(resolve(perf.get("args", []), env), resolve(perf.get("kwargs", {}), env))
+                    out = fn(*args, **kwargs)
+                    line += f" in={describe(tuple(args))} -> {describe(out)}"
+                except Exception as e:  # noqa: BLE001
+                    problems.append(f"perf workload {i}: {type(e).__name__}: {e}")
+            print(line)
+    if key in calls:
+        print("  upstream calls:")
+        for c in calls[key]["calls"]:
+            args = ", ".join(f"{a['dt']}{a['T']}" if isinstance(a, dict) and "T" in a else json.dumps(a) for a in c["args"])
+            print(f"    {c['fn']}({args}) kwargs={json.dumps(c['kwargs'])}")
+    for p in problems:
+        print(f"  PROBLEM: {p}")
+    return problems
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tasks", nargs="+", type=pathlib.Path)
+    ap.add_argument("--perf-all", action="store_true", help="run the reference on every perf workload")
+    ap.add_argument("--calls", type=pathlib.Path, help="upstream-test-calls.jsonl to print beside the cases")
+    a = ap.parse_args()
+    calls = {}
+    if a.calls:
+        for line in a.calls.read_text().splitlines():
+            row = json.loads(line)
+            calls[row["file"]] = row
+    bad = 0
+    for t in a.tasks:
+        bad += bool(check(t, a.perf_all, calls))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
