@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 _FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 _COMPLEX_DTYPES = ("complex64", "complex128")
+_CONSTANT_INITS = ("zeros", "ones", "full", "arange")  # inits that draw nothing from the generator
 
 
 class InputError(Exception):
@@ -34,8 +35,17 @@ class ValueBuilder:
         self.gen.manual_seed(int(seed))
 
     def build_call(self, args: list, kwargs: dict) -> tuple[list, dict]:
-        built_args = [self.build(a) for a in args]
-        built_kwargs = {k: self.build(v) for k, v in kwargs.items()}
+        """The call's arguments, in the order the determinism rule draws them.
+
+        Any failure (a bad spec, a builder that raises, torch refusing a range) is an InputError.
+        """
+        try:
+            built_args = [self.build(a) for a in args]
+            built_kwargs = {k: self.build(v) for k, v in kwargs.items()}
+        except InputError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every failure to build an input is the task's
+            raise InputError(f"cannot build the inputs: {type(e).__name__}: {e}") from e
         return built_args, built_kwargs
 
     def build(self, spec: Any) -> Any:
@@ -46,7 +56,8 @@ class ValueBuilder:
         if isinstance(spec, dict) and "builder" in spec:
             return self._call_builder(spec)
         if not isinstance(spec, dict) or len(spec) != 1:
-            raise InputError(f"bad value spec {spec!r}: expected a literal, a list or a one-key object")
+            raise InputError(f"bad value spec {spec!r}: expected a literal, a list or a one-key "
+                             "object")
         (kind, body), = spec.items()
         handler: Callable[[Any], Any] | None = getattr(self, f"_build_{kind}", None)
         if handler is None:
@@ -65,11 +76,14 @@ class ValueBuilder:
         return self.device
 
     def _build_expr(self, body: Any) -> Any:
-        raise InputError(f"unresolved expression {body!r}: kbx evaluates expressions before sending")
+        raise InputError(f"unresolved expression {body!r}: kbx evaluates expressions before "
+                         "sending")
 
     def _build_generator(self, body: Any):
         import torch
 
+        if not isinstance(body, dict):
+            raise InputError("'generator' takes an object like {\"seed\": 42}")
         g = torch.Generator(device=self.device)
         g.manual_seed(int(body.get("seed", 0)))
         return g
@@ -82,7 +96,11 @@ class ValueBuilder:
             raise InputError(f"builder {name!r} is not defined in the task's reference module")
         if not isinstance(params, dict):
             raise InputError(f"builder {name!r}: 'params' must be an object")
-        return fn(self.gen, self.device, **{k: self.build(v) for k, v in params.items()})
+        built = {k: self.build(v) for k, v in params.items()}
+        try:
+            return fn(self.gen, self.device, **built)
+        except Exception as e:  # noqa: BLE001 - a failing builder is a task-data bug
+            raise InputError(f"builder {name!r} raised {type(e).__name__}: {e}") from e
 
     def _build_tensor(self, body: Any):
         return make_tensor(body, self.gen, self.device)
@@ -133,18 +151,23 @@ def make_tensor(body: dict, gen, device: str):
     shape = body.get("shape", [])
     if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
         raise InputError(f"tensor shape must be a list of non-negative integers, got {shape!r}")
-    dtype_name = body.get("dtype", "float32")
-    dtype = torch_dtype(dtype_name)
+    dtype = torch_dtype(str(body.get("dtype", "float32")))
+    dtype_name = str(dtype).removeprefix("torch.")  # canonical: "double" -> "float64"
     init = body.get("init", "randn")
     wide = dtype_name in ("float64", "complex128")
     draw_dtype = torch.float64 if wide else torch.float32
     if dtype_name in _COMPLEX_DTYPES:
-        real = _draw(init, body, shape, draw_dtype, gen)
-        imag = _draw(init, body, shape, draw_dtype, gen)
-        value = torch.complex(real.to(draw_dtype), imag.to(draw_dtype))
+        real = _draw(init, body, shape, draw_dtype, gen).to(draw_dtype)
+        if init in _CONSTANT_INITS:  # a constant or a ramp: the imaginary part is zero
+            imag = torch.zeros_like(real)
+        else:
+            imag = _draw(init, body, shape, draw_dtype, gen).to(draw_dtype)
+        value = torch.complex(real, imag)
     else:
         value = _draw(init, body, shape, draw_dtype, gen)
     outliers = body.get("outliers")
+    if outliers and not isinstance(outliers, dict):
+        raise InputError("'outliers' takes an object like {\"p\": 0.001, \"scale\": 10.0}")
     if outliers:
         p, scale = float(outliers.get("p", 0.0)), float(outliers.get("scale", 1.0))
         mask = torch.rand(shape, generator=gen, dtype=torch.float64) < p

@@ -1,0 +1,199 @@
+"""Sets up a worker process (session, death signal, log, device), says ready, then serves."""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import env
+from .errors import WorkerError, error_object
+from .protocol import write_frame
+from .worker import Worker
+
+_PR_SET_PDEATHSIG = 1
+_FALLBACK_L2_BYTES = 128 << 20
+ROLES = ("candidate", "reference")
+DEVICES = ("cuda", "cpu")
+
+
+@dataclass
+class WorkerConfig:
+    """What a fork request (or `serve`'s flags) asks of a worker."""
+
+    role: str
+    device: str
+    gpu: int | None = None
+    log_path: str | None = None
+    threads: int | None = None
+
+    @classmethod
+    def from_request(cls, header: dict) -> "WorkerConfig":
+        config = cls(header.get("role"), header.get("device"), header.get("gpu"),
+                     header.get("log_path"), header.get("threads"))
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        if self.role not in ROLES:
+            raise _bad(f"role must be one of {ROLES}, got {self.role!r}")
+        if self.device not in DEVICES:
+            raise _bad(f"device must be one of {DEVICES}, got {self.device!r}")
+        if self.gpu is not None and not _is_int(self.gpu, minimum=0):
+            raise _bad(f"gpu must be a non-negative integer, got {self.gpu!r}")
+        if self.threads is not None and not _is_int(self.threads, minimum=1):
+            raise _bad(f"threads must be a positive integer, got {self.threads!r}")
+        if self.log_path is not None and not isinstance(self.log_path, str):
+            raise _bad("log_path must be a string")
+
+
+@dataclass
+class DeviceState:
+    """What device initialisation made: the ready message's description and the L2-flush buffer."""
+
+    kind: str
+    description: dict
+    flush_buffer: Any = None
+
+
+def run_forked(sock_fd: int, config: WorkerConfig, close_fds: list[int],
+               launches: Callable[[], int], zygote_pid: int) -> int:
+    """The forked child's life: detach from the zygote, then serve. Returns the exit code."""
+    started = time.perf_counter()
+    sock = socket.socket(fileno=sock_fd)
+    try:
+        _detach(close_fds, zygote_pid)
+    except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
+        _say_ready(sock, config, {"error": error_object(e)})
+        return 1
+    return serve(sock, config, launches, started)
+
+
+def _detach(close_fds: list[int], zygote_pid: int) -> None:
+    """Own session and process group, death with the zygote, none of the zygote's descriptors."""
+    os.setsid()
+    _set_parent_death_signal()
+    if os.getppid() != zygote_pid:
+        raise RuntimeError("the zygote died while this worker was starting")
+    for fd in close_fds:
+        _close_quietly(fd)
+    _stdin_from_devnull()
+
+
+def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int],
+          started: float) -> int:
+    """Redirects output, initialises the device, says ready and runs the request loop."""
+    try:
+        redirect_output(config.log_path)
+        state = init_device(config)
+    except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
+        _say_ready(sock, config, {"error": error_object(e)})
+        return 1
+    warm_ms = (time.perf_counter() - started) * 1e3
+    if not _say_ready(sock, config, {"device": state.description, "warm_ms": round(warm_ms, 3)}):
+        return 1
+    return Worker(sock, config.role, state.kind, state.flush_buffer, launches).serve()
+
+
+def redirect_output(log_path: str | None) -> None:
+    """Points fds 1 and 2 (and sys.stdout/stderr, line-buffered) at `log_path`."""
+    if not log_path:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    sys.stdout = _line_buffered(1)
+    sys.stderr = _line_buffered(2)
+    faulthandler.enable(file=sys.stderr)
+
+
+def init_device(config: WorkerConfig) -> DeviceState:
+    """Sets threads and, for CUDA, makes the context and the flush buffer (2x the L2 size)."""
+    import torch
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    if config.role == "reference":
+        # float32 references are float32-exact: no TF32 in matmuls or cuDNN convolutions, so a
+        # candidate that computes in true float32 is judged (and timed) against the same arithmetic.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    if config.device != "cuda":
+        return DeviceState("cpu", env.describe_cpu(torch.get_num_threads()))
+    if config.gpu is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(config.gpu)
+    torch.cuda.init()
+    torch.cuda.set_device(0)
+    l2_bytes = env.l2_cache_bytes(torch.cuda.get_device_properties(0)) or _FALLBACK_L2_BYTES
+    flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda")
+    flush_buffer.zero_()
+    _warm_triton_driver()
+    torch.cuda.synchronize()
+    return DeviceState("cuda", env.describe_cuda(config.gpu or 0), flush_buffer)
+
+
+def _warm_triton_driver() -> None:
+    """Loads Triton's CUDA driver glue now, so a candidate's first launch does not pay for it."""
+    if env.triton_interpret():
+        return
+    try:
+        from triton.runtime import driver
+
+        device = driver.active.get_current_device()
+        driver.active.get_current_stream(device)
+    except Exception:  # noqa: BLE001 - a broken driver fails again, classified, at the first launch
+        pass
+
+
+def _say_ready(sock: socket.socket, config: WorkerConfig, fields: dict) -> bool:
+    header = {"op": "ready", "pid": os.getpid(), "role": config.role, **fields}
+    try:
+        write_frame(sock, header)
+    except OSError:
+        return False
+    return True
+
+
+def _set_parent_death_signal() -> None:
+    """Asks Linux to SIGKILL this process when the zygote dies (PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl(PR_SET_PDEATHSIG): {os.strerror(err)}")
+
+
+def _stdin_from_devnull() -> None:
+    fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(fd, 0)
+    os.close(fd)
+
+
+def _line_buffered(fd: int):
+    return open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _bad(message: str) -> WorkerError:
+    return WorkerError("protocol_error", message)
+
+
+def _is_int(value: Any, minimum: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum

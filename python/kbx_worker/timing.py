@@ -1,0 +1,143 @@
+"""Takes raw GPU timing samples of an entry (the `time` op): warm-up, then L2-flushed events."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, fields
+from typing import Any, Callable
+
+import torch
+
+from .errors import WorkerError, error_object, is_gpu_fault, make_error
+from .values import ValueBuilder
+
+# Captured when the worker starts, before any submission is loaded, so that a submission that
+# replaces these attributes cannot change how it is timed.
+_Event = torch.cuda.Event
+_record = torch.cuda.Event.record
+_elapsed_time = torch.cuda.Event.elapsed_time
+_synchronize = torch.cuda.synchronize
+_empty_cache = torch.cuda.empty_cache
+_zero = torch.Tensor.zero_
+_manual_seed = torch.manual_seed
+_perf_counter = time.perf_counter
+
+
+@dataclass
+class Settings:
+    """The `settings` of a time request; missing fields take these defaults."""
+
+    warmup_ms: float = 10.0
+    warmup_min_calls: int = 2
+    min_samples: int = 10
+    max_samples: int = 100
+    budget_ms: float = 40.0
+    flush_l2: bool = True
+
+    @classmethod
+    def from_request(cls, raw: Any) -> "Settings":
+        if not isinstance(raw, dict):
+            raise WorkerError("protocol_error", "'settings' must be an object")
+        settings = cls()
+        for f in fields(cls):
+            if f.name in raw:
+                kind = type(getattr(settings, f.name))
+                setattr(settings, f.name, _checked(f.name, raw[f.name], kind))
+        if settings.min_samples > settings.max_samples or settings.max_samples < 1:
+            raise WorkerError("protocol_error", "settings need 1 <= max_samples and "
+                                                "min_samples <= max_samples")
+        return settings
+
+
+def _checked(name: str, value: Any, kind: type) -> Any:
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise WorkerError("protocol_error", f"settings.{name} must be a boolean")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise WorkerError("protocol_error", f"settings.{name} must be a non-negative number")
+    if kind is int and value != int(value):
+        raise WorkerError("protocol_error", f"settings.{name} must be an integer")
+    return kind(value)
+
+
+def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[dict],
+                   settings: Settings, flush_buffer) -> tuple[list[dict], bool]:
+    """One result per workload, and whether a GPU fault killed the CUDA context on the way."""
+    results: list[dict] = []
+    faulted = False
+    for w in workloads:
+        if device != "cuda":
+            results.append(_error(w, make_error("protocol_error", "timing needs a CUDA device")))
+        elif faulted:
+            results.append(_error(w, make_error("gpu_fault", "an earlier workload killed the "
+                                                             "CUDA context")))
+        else:
+            result = _time_one(entry, builders, w, settings, flush_buffer)
+            faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
+            results.append(result)
+    return results, faulted
+
+
+def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
+              flush_buffer) -> dict:
+    try:
+        args, kwargs = ValueBuilder(workload["seed"], "cuda", builders).build_call(
+            workload["args"], workload["kwargs"])
+        _manual_seed(workload["seed"])
+        samples, warmup_calls = sample(lambda: entry(*args, **kwargs), settings,
+                                       flush_buffer if settings.flush_l2 else None)
+    except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
+        error = error_object(e)
+        if not is_gpu_fault(e):
+            _empty_cache()
+        return _error(workload, error)
+    return {"index": workload["index"], "status": "ok", "samples_ms": samples,
+            "warmup_calls": warmup_calls}
+
+
+def _error(workload: dict, error: dict) -> dict:
+    return {"index": workload["index"], "status": "error", "error": error}
+
+
+def sample(call: Callable[[], Any], settings: Settings, flush_buffer) -> tuple[list[float], int]:
+    """Warms `call` up, then times it; returns (samples in ms, warm-up calls)."""
+    warmup_calls, best_ms = _warm_up(call, settings)
+    count = plan_samples(settings, best_ms)
+    events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
+    for start, end in events:
+        if flush_buffer is not None:
+            _zero(flush_buffer)
+        _record(start)
+        call()
+        _record(end)
+    _synchronize()
+    return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
+
+
+def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float]:
+    """Calls until both warmup_min_calls and warmup_ms are reached; returns (calls, fastest ms).
+
+    Each call is synchronised, so the fastest call's wall time bounds its device time.
+    """
+    calls, best_ms = 0, math.inf
+    begin = _perf_counter()
+    while calls < settings.warmup_min_calls or (_perf_counter() - begin) * 1e3 < settings.warmup_ms:
+        start = _perf_counter()
+        call()
+        _synchronize()
+        best_ms = min(best_ms, (_perf_counter() - start) * 1e3)
+        calls += 1
+    return calls, best_ms
+
+
+def plan_samples(settings: Settings, per_call_ms: float) -> int:
+    """Samples to take: enough to fill budget_ms at `per_call_ms` each, within [min, max]."""
+    if per_call_ms <= 0:
+        wanted = settings.max_samples
+    elif math.isinf(per_call_ms):
+        wanted = settings.min_samples
+    else:
+        wanted = math.ceil(settings.budget_ms / per_call_ms)
+    return max(1, min(settings.max_samples, max(settings.min_samples, wanted)))

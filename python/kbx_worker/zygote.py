@@ -1,0 +1,213 @@
+"""The zygote: imports torch and Triton once, then forks a worker child for each fork request.
+
+It never initialises CUDA and never runs reference or candidate code. It reaps its children and
+reports each exit; when the control socket closes (or on `shutdown`) it kills them and exits.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import select
+import signal
+import socket
+import sys
+import traceback
+from typing import Callable
+
+from . import PROTOCOL_VERSION, env, hooks
+from .child import WorkerConfig, run_forked  # imports torch, and captures the timing functions
+from .errors import WorkerError, error_object
+from .protocol import FrameReader, ProtocolError, write_frame
+
+_POLL_SECONDS = 1.0  # reaping also runs this often, in case a SIGCHLD wake-up was missed
+
+
+def main(control_fd: int) -> int:
+    """Finishes the imports a worker needs, says hello on `control_fd`, serves fork requests."""
+    _preload_triton()
+    launches = hooks.install()
+    sock = socket.socket(fileno=control_fd)
+    zygote = Zygote(sock, launches)
+    write_frame(sock, {"op": "hello", "protocol": PROTOCOL_VERSION, "pid": os.getpid(),
+                       "env": env.describe_env()})
+    gc.collect()
+    gc.freeze()  # objects made so far stay shared with the children instead of being copied
+    return zygote.serve()
+
+
+def _preload_triton() -> None:
+    """Imports the Triton modules a child would otherwise import on its first kernel."""
+    import triton.compiler  # noqa: F401
+    import triton.language  # noqa: F401
+
+    try:
+        import triton.runtime.interpreter  # noqa: F401
+    except ImportError:
+        pass
+
+
+class Zygote:
+    """Owns the control socket and the children; single-threaded, driven by select()."""
+
+    def __init__(self, sock: socket.socket, launches: Callable[[], int]):
+        self._sock = sock
+        self._reader = FrameReader(sock, accept_fds=True)
+        self._launches = launches
+        self._children: set[int] = set()
+        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def serve(self) -> int:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # kbx handles ^C and then closes the socket
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
+        try:
+            while self._step():
+                pass
+        finally:
+            signal.set_wakeup_fd(-1)
+            self._kill_children()
+        return 0
+
+    def _step(self) -> bool:
+        """Waits for a request or a child's exit; False when the zygote should exit."""
+        readable, _, _ = select.select([self._sock, self._wake_r], [], [], _POLL_SECONDS)
+        if self._wake_r in readable:
+            _drain(self._wake_r)
+        if not self._reap():
+            return False
+        if self._sock in readable:
+            return self._read_requests()
+        return True
+
+    def _read_requests(self) -> bool:
+        """Handles every frame now available; False on end of stream, shutdown or a lost stream."""
+        while True:
+            try:
+                frame = self._reader.read()
+            except ProtocolError as e:
+                self._send_error(None, None, WorkerError("protocol_error", str(e)))
+                if e.fatal:
+                    return False
+                continue
+            if frame is None or frame.op == "shutdown":
+                return False
+            if not self._handle(frame.header):
+                return False
+            if not self._reader.frame_buffered():
+                return True
+
+    def _handle(self, header: dict) -> bool:
+        if header["op"] != "fork":
+            return self._send_error(header["op"], header, WorkerError(
+                "protocol_error", f"unknown op {header['op']!r} on the control socket"))
+        return self._fork(header)
+
+    def _fork(self, header: dict) -> bool:
+        fd = self._reader.take_fd()
+        try:
+            if fd is None:
+                raise WorkerError("protocol_error", "a fork request came without a descriptor")
+            if not isinstance(header.get("id"), int):
+                raise WorkerError("protocol_error", "a fork request needs an integer 'id'")
+            config = WorkerConfig.from_request(header)
+        except WorkerError as e:
+            if fd is not None:
+                os.close(fd)
+            return self._send_error("fork", header, e)
+        try:
+            pid = self._spawn(fd, config)
+        except OSError as e:  # fork() refused (no memory, process limit): the zygote carries on
+            return self._send_error("fork", header, e)
+        finally:
+            os.close(fd)
+        self._children.add(pid)
+        return self._send({"op": "forked", "id": header["id"], "pid": pid})
+
+    def _spawn(self, fd: int, config: WorkerConfig) -> int:
+        _flush_quietly()
+        zygote_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            self._become_child(fd, config, zygote_pid)
+        return pid
+
+    def _become_child(self, fd: int, config: WorkerConfig, zygote_pid: int) -> None:
+        """Runs in the forked child and never returns."""
+        code = 1
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            inherited = [self._sock.fileno(), self._wake_r, self._wake_w, *self._reader.fds]
+            code = run_forked(fd, config, inherited, self._launches, zygote_pid)
+        except BaseException:  # noqa: BLE001 - the child must end here, whatever happened
+            traceback.print_exc()
+        finally:
+            _flush_quietly()
+            os._exit(code)
+
+    def _reap(self) -> bool:
+        """Reports every child that has ended; False when the control socket is gone."""
+        while self._children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return True
+            if pid == 0:
+                return True
+            if pid in self._children:
+                self._children.discard(pid)
+                if not self._send(_exited(pid, status)):
+                    return False
+        return True
+
+    def _kill_children(self) -> None:
+        for pid in list(self._children):
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        for pid in list(self._children):
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            self._children.discard(pid)
+
+    def _send_error(self, request: str | None, header: dict | None, exc: BaseException) -> bool:
+        reply = {"op": "error", "request": request, "error": error_object(exc)}
+        if header is not None and "id" in header:
+            reply["id"] = header["id"]
+        return self._send(reply)
+
+    def _send(self, header: dict) -> bool:
+        try:
+            write_frame(self._sock, header)
+        except OSError:
+            return False
+        return True
+
+
+def _exited(pid: int, status: int) -> dict:
+    if os.WIFSIGNALED(status):
+        return {"op": "exited", "pid": pid, "exit_code": None, "signal": os.WTERMSIG(status)}
+    return {"op": "exited", "pid": pid, "exit_code": os.WEXITSTATUS(status), "signal": None}
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _flush_quietly() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # noqa: BLE001 - exiting anyway
+            pass

@@ -1,0 +1,55 @@
+"""Timing: settings checks, the sample plan, and refusing to time without CUDA."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kbx_worker import timing
+from kbx_worker.errors import WorkerError
+
+
+def test_missing_settings_take_the_defaults():
+    settings = timing.Settings.from_request({"budget_ms": 5, "flush_l2": False})
+    assert settings.budget_ms == 5.0 and settings.flush_l2 is False
+    assert settings.min_samples == 10 and settings.max_samples == 100
+
+
+@pytest.mark.parametrize("raw", [
+    [], {"min_samples": -1}, {"max_samples": 2.5}, {"flush_l2": 1}, {"budget_ms": "5"},
+    {"min_samples": 20, "max_samples": 10}, {"max_samples": 0, "min_samples": 0},
+    {"warmup_ms": True},
+])
+def test_bad_settings_are_protocol_errors(raw):
+    with pytest.raises(WorkerError) as e:
+        timing.Settings.from_request(raw)
+    assert e.value.kind == "protocol_error"
+
+
+@pytest.mark.parametrize("per_call_ms, expected", [
+    (1.0, 40), (0.001, 100), (100.0, 10), (float("inf"), 10), (0.0, 100)])
+def test_sample_plan_fills_the_budget_within_bounds(per_call_ms, expected):
+    settings = timing.Settings(min_samples=10, max_samples=100, budget_ms=40)
+    assert timing.plan_samples(settings, per_call_ms) == expected
+
+
+def test_cpu_workloads_are_refused_one_by_one():
+    workloads = [{"index": 3, "seed": 1, "args": [], "kwargs": {}},
+                 {"index": 4, "seed": 2, "args": [], "kwargs": {}}]
+    results, faulted = timing.time_workloads(lambda: None, None, "cpu", workloads,
+                                             timing.Settings(), None)
+    assert not faulted
+    assert [r["index"] for r in results] == [3, 4]
+    assert all(r["status"] == "error" for r in results)
+    assert results[0]["error"]["message"] == "timing needs a CUDA device"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_sampling_returns_positive_samples():
+    flush = torch.empty(1 << 20, dtype=torch.uint8, device="cuda")
+    x = torch.randn(1 << 20, device="cuda")
+    settings = timing.Settings(warmup_ms=1, warmup_min_calls=2, min_samples=5, max_samples=20,
+                               budget_ms=1)
+    samples, warmup_calls = timing.sample(lambda: x * 2, settings, flush)
+    assert warmup_calls >= 2 and 5 <= len(samples) <= 20
+    assert all(s > 0 for s in samples)
