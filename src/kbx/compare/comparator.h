@@ -13,8 +13,13 @@ namespace kbx::compare {
 /// tensor leaf: shape, dtype, device kind ("cuda:0" and "cuda" match), NaN pattern, Inf pattern,
 /// then the tolerance (or the metrics). Scalars compare like 0-d tensors of their dtype
 /// (int64/bool exactly, float64 and complex128 with float64's tolerance); str and repr leaves
-/// compare as exact text; none matches none.
-/// Returns the first failure, or ok with the worst leaf's error figures.
+/// compare as exact text; none matches none. A malformed leaf (bytes that do not fit its shape
+/// and dtype, an undecodable scalar) is a structure mismatch.
+/// Returns the first failure in check order: the highest-priority FailReason over all leaves
+/// (FailReason lists them in priority order) and, among leaves failing that way, the first in
+/// output order, with that leaf's diagnostics. When ok: path and detail are empty and each
+/// figure is its worst over all leaves (err_*: highest; cosine_sim: lowest, l1_relative and
+/// rmse: highest, under a metrics contract). Pure and thread-safe; one pass over each tensor.
 Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
                         const std::vector<OutputLeaf>& candidate, const Contract& contract);
 

@@ -7,7 +7,9 @@
 
 namespace kbx::compare {
 
-/// Why a case failed, checked in this order (cheap and decisive first).
+/// Why a case failed, checked in this order (cheap and decisive first). The order is also the
+/// priority between leaves: a NaN mismatch in out[1] is reported before a value mismatch in
+/// out[0].
 enum class FailReason {
   none,
   structure_mismatch,  ///< different leaves (paths) or leaf kinds (tensor vs None, ...)
@@ -25,15 +27,16 @@ std::string_view to_string(FailReason reason);
 struct Verdict {
   bool ok = true;
   FailReason reason = FailReason::none;
-  std::string path;    ///< the first failing leaf ("out[1]")
-  std::string detail;  ///< human-readable: what differed, where, by how much
-  // Diagnostics of the first failing tensor leaf (or the worst leaf when ok):
-  double err_abs_max = 0;
-  double err_rel_max = 0;
-  std::int64_t mismatch_count = 0;
-  std::int64_t first_mismatch_index = -1;  ///< flat index; -1 when none
-  std::int64_t nan_mismatch_count = 0;
-  std::int64_t inf_mismatch_count = 0;
+  std::string path;    ///< the first failing leaf ("out[1]"); empty when ok
+  std::string detail;  ///< one line: what differed, where, by how much; empty when ok
+  // Diagnostics of the failing leaf (when ok: each figure's worst over all leaves):
+  double err_abs_max = 0;           ///< max |cand - ref| over parts finite on both sides
+  double err_rel_max = 0;           ///< max |cand - ref| / |ref| over those, skipping ref == 0
+  std::int64_t mismatch_count = 0;  ///< elements failing for any reason (NaN, Inf, value)
+  /// Flat index of the first element failing for `reason`; -1 when none.
+  std::int64_t first_mismatch_index = -1;
+  std::int64_t nan_mismatch_count = 0;  ///< elements whose NaN pattern differs
+  std::int64_t inf_mismatch_count = 0;  ///< other elements whose ±Inf pattern differs
   double cosine_sim = 0;   ///< metric contracts only
   double l1_relative = 0;  ///< metric contracts only
   double rmse = 0;         ///< metric contracts only
