@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kbx/common/json.h"
@@ -32,9 +33,9 @@ struct SubmissionRow {
   std::string origin;
   bool call_ok = false;
   bool exe_ok = false;
-  bool perf_ok = false;
+  bool perf_ok = false;  ///< the evaluation's, and the store holds samples for every workload
   bool triton_ok = false;
-  std::string outcome;
+  std::string outcome;  ///< the evaluation's, or "pending" when the submission has none yet
   std::string reason;
   std::string detail;
   std::string perf_note;
@@ -63,8 +64,12 @@ struct ReportModel {
   std::vector<SubmissionRow> rows;  ///< in source order
   std::vector<std::pair<std::string, Totals>> categories;  ///< sorted by category name
   Totals overall;
+  /// Rows per outcome, known outcomes first in a fixed order (ok, incorrect, ..., pending), then
+  /// any others by name; outcomes with no rows are left out.
+  std::vector<std::pair<std::string, int>> outcomes;
+  /// Distinct (origin, message) pairs over all sessions, first seen first.
   std::vector<store::InputErrorRecord> input_errors;
-  Json environment = Json::object();  ///< the latest session's env
+  Json environment = Json::object();  ///< the env of the latest session that recorded one
   std::string device;
 };
 

@@ -31,13 +31,15 @@ class Database {
 
   /// The run's configuration as first written (device, seed, suite, require_triton, ...).
   std::optional<Json> run_config();
+  /// Records the configuration if none is recorded yet; a later call keeps the first, so a
+  /// resumed run compares its own configuration against run_config().
   void set_run_config(const Json& config);
 
   /// Starts a session; returns its id. status = "running".
   std::int64_t begin_session(const SessionRecord& session);
   /// Records the environment once the workers have reported it.
   void set_session_env(std::int64_t session_id, const Json& env);
-  /// Marks the session "finished" or "interrupted" with the current time.
+  /// Marks the session "finished", "interrupted" or "failed" with the current time.
   void end_session(std::int64_t session_id, const std::string& status);
   std::vector<SessionRecord> sessions();
 

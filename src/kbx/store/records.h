@@ -15,7 +15,7 @@ struct SessionRecord {
   std::int64_t id = 0;
   std::string started_at;   ///< ISO-8601 UTC
   std::string finished_at;  ///< empty while running or after a kill
-  std::string status;       ///< "running", "finished", "interrupted"
+  std::string status;       ///< "running", "finished", "interrupted", "failed"
   std::string kbx_version;  ///< version and git commit of the kbx binary
   Json argv = Json::array();
   Json env = Json::object();  ///< python, torch, triton, GPU name, driver, host, ... (see worker hello/ready)

@@ -1,0 +1,303 @@
+// build_report_model: rows, totals and outcome counts derived from the store's raw records.
+#include "kbx/report/report_model.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace kbx::report {
+namespace {
+
+using store::EvaluationRecord;
+using store::TaskRecord;
+using store::TimingRecord;
+using store::WorkloadRecord;
+
+constexpr const char* pending_outcome = "pending";
+
+// The order outcomes are listed in; anything else follows by name.
+constexpr std::array<const char*, 11> outcome_order{
+    "ok",      "incorrect",   "not_triton",  "compile_error", "runtime_error", "timeout",
+    "crashed", "worker_lost", "unsupported", "skipped",       pending_outcome};
+
+// Reference timings by (session, task key), each read from the store once.
+class ReferenceCache {
+ public:
+  explicit ReferenceCache(store::Database& db) : db_(db) {}
+
+  const std::vector<TimingRecord>* find(std::int64_t session_id, const std::string& task_key) {
+    auto key = std::make_pair(session_id, task_key);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(key, db_.reference_timings(session_id, task_key)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  store::Database& db_;
+  std::map<std::pair<std::int64_t, std::string>, std::optional<std::vector<TimingRecord>>> cache_;
+};
+
+std::string category_of(const std::string& task_key, const TaskRecord* task) {
+  if (task != nullptr && !task->category.empty()) {
+    return task->category;
+  }
+  auto slash = task_key.find('/');
+  return slash == std::string::npos ? "(none)" : task_key.substr(0, slash);
+}
+
+const TimingRecord* find_timing(const std::vector<TimingRecord>* timings, int workload) {
+  if (timings == nullptr) {
+    return nullptr;
+  }
+  auto it = std::find_if(timings->begin(), timings->end(),
+                         [&](const TimingRecord& t) { return t.workload == workload; });
+  return it == timings->end() ? nullptr : &*it;
+}
+
+const WorkloadRecord* find_workload(const TaskRecord* task, int index) {
+  if (task == nullptr) {
+    return nullptr;
+  }
+  auto it = std::find_if(task->workloads.begin(), task->workloads.end(),
+                         [&](const WorkloadRecord& w) { return w.index == index; });
+  return it == task->workloads.end() ? nullptr : &*it;
+}
+
+// Amount per second in units of `unit` (1e9 for GB/s, 1e12 for TFLOP/s); 0 without a time.
+double per_second(double amount, double unit, double time_ms) {
+  return time_ms > 0 ? amount / unit / (time_ms / 1e3) : 0;
+}
+
+WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord* reference,
+                              const WorkloadRecord* model) {
+  WorkloadRow w;
+  w.index = candidate.workload;
+  if (model != nullptr) {
+    w.params = model->params;
+    w.bytes = model->bytes;
+    w.flops = model->flops;
+  }
+  w.candidate_ms = stats::summarize(candidate.samples_ms);
+  if (reference != nullptr) {
+    w.reference_ms = stats::summarize(reference->samples_ms);
+  }
+  double median_ms = w.candidate_ms.median;
+  w.gbs = per_second(w.bytes, 1e9, median_ms);
+  w.tflops = per_second(w.flops, 1e12, median_ms);
+  w.speedup = median_ms > 0 && w.reference_ms.n > 0 ? w.reference_ms.median / median_ms : 0;
+  return w;
+}
+
+// A time that can divide and be divided: samples with a positive, finite median.
+bool usable_time(const stats::Summary& ms) {
+  return ms.n > 0 && std::isfinite(ms.median) && ms.median > 0;
+}
+
+// Why an evaluation marked perf_ok has no usable timings in the store; empty when it has them.
+std::string missing_perf_data(const SubmissionRow& row, const EvaluationRecord& e) {
+  if (row.workloads.empty()) {
+    return "no candidate timings";
+  }
+  if (e.reference_session_id == 0) {
+    return "no reference session";
+  }
+  for (const WorkloadRow& w : row.workloads) {
+    if (!usable_time(w.candidate_ms)) {
+      return fmt::format("no usable candidate samples for workload {}", w.index);
+    }
+    if (!usable_time(w.reference_ms)) {
+      return fmt::format("no usable reference samples for workload {} in session {}", w.index,
+                         e.reference_session_id);
+    }
+  }
+  return {};
+}
+
+// KernelBench-X's per-submission aggregates: means over workloads; speedup a ratio of sums.
+void fill_aggregates(SubmissionRow& row) {
+  std::vector<double> candidate, reference, gbs, tflops;
+  for (const WorkloadRow& w : row.workloads) {
+    candidate.push_back(w.candidate_ms.median);
+    reference.push_back(w.reference_ms.median);
+    gbs.push_back(w.gbs);
+    tflops.push_back(w.tflops);
+  }
+  row.runtime_ms = stats::arithmetic_mean(candidate);
+  row.ref_runtime_ms = stats::arithmetic_mean(reference);
+  row.gbs = stats::arithmetic_mean(gbs);
+  row.tflops = stats::arithmetic_mean(tflops);
+  row.speedup = row.ref_runtime_ms / row.runtime_ms;  // equal to the ratio of sums
+}
+
+void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRecord* task,
+                     ReferenceCache& references) {
+  row.call_ok = e.call_ok;
+  row.exe_ok = e.exe_ok;
+  row.triton_ok = e.triton_ok;
+  row.outcome = e.outcome;
+  row.reason = e.reason;
+  row.detail = e.detail;
+  row.perf_note = e.perf_note;
+  row.time_total_ms = e.time_total_ms;
+  const auto* reference =
+      e.reference_session_id != 0 ? references.find(e.reference_session_id, row.file) : nullptr;
+  for (const TimingRecord& t : e.timings) {
+    row.workloads.push_back(
+        make_workload_row(t, find_timing(reference, t.workload), find_workload(task, t.workload)));
+  }
+  if (!e.perf_ok) {
+    return;
+  }
+  std::string missing = missing_perf_data(row, e);
+  if (!missing.empty()) {
+    row.perf_note = "perf data incomplete in the store: " + missing;
+    return;
+  }
+  row.perf_ok = true;
+  fill_aggregates(row);
+}
+
+SubmissionRow make_row(const store::SubmissionRecord& s, const TaskRecord* task,
+                       const EvaluationRecord* e, ReferenceCache& references) {
+  SubmissionRow row;
+  row.file = s.task_key;
+  row.category = category_of(s.task_key, task);
+  row.submission_id = s.id;
+  row.origin = s.origin;
+  row.outcome = pending_outcome;
+  if (e != nullptr) {
+    fill_evaluation(row, *e, task, references);
+  }
+  return row;
+}
+
+Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
+  Totals t;
+  t.total = static_cast<int>(rows.size());
+  double reference_ms = 0;
+  double candidate_ms = 0;
+  std::vector<double> speedups;
+  for (const SubmissionRow* r : rows) {
+    t.call_pass += r->call_ok ? 1 : 0;
+    t.exe_pass += r->exe_ok ? 1 : 0;
+    if (!r->perf_ok) {
+      continue;
+    }
+    t.perf_pass += 1;
+    t.faster_than_reference += r->speedup > 1 ? 1 : 0;
+    speedups.push_back(r->speedup);
+    for (const WorkloadRow& w : r->workloads) {
+      reference_ms += w.reference_ms.median;
+      candidate_ms += w.candidate_ms.median;
+    }
+  }
+  t.avg_speedup_global = candidate_ms > 0 ? reference_ms / candidate_ms : 0;
+  t.avg_speedup_per_task = stats::arithmetic_mean(speedups);
+  t.geomean_speedup = stats::geometric_mean(speedups);
+  return t;
+}
+
+std::vector<std::pair<std::string, Totals>> category_totals(
+    const std::vector<SubmissionRow>& rows) {
+  std::map<std::string, std::vector<const SubmissionRow*>> groups;
+  for (const SubmissionRow& r : rows) {
+    groups[r.category].push_back(&r);
+  }
+  std::vector<std::pair<std::string, Totals>> out;
+  out.reserve(groups.size());
+  for (const auto& [name, members] : groups) {
+    out.emplace_back(name, make_totals(members));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, int>> count_outcomes(const std::vector<SubmissionRow>& rows) {
+  std::map<std::string, int> counts;
+  for (const SubmissionRow& r : rows) {
+    counts[r.outcome] += 1;
+  }
+  std::vector<std::pair<std::string, int>> out;
+  for (const char* name : outcome_order) {
+    if (auto it = counts.find(name); it != counts.end()) {
+      out.emplace_back(it->first, it->second);
+      counts.erase(it);
+    }
+  }
+  out.insert(out.end(), counts.begin(), counts.end());  // unknown outcomes, by name
+  return out;
+}
+
+std::vector<store::InputErrorRecord> distinct_input_errors(store::Database& db) {
+  std::set<std::pair<std::string, std::string>> seen;
+  std::vector<store::InputErrorRecord> out;
+  for (auto& e : db.input_errors()) {
+    if (seen.emplace(e.origin, e.message).second) {
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+// The environment of the latest session that recorded one (an interrupted start may not have).
+Json latest_environment(store::Database& db) {
+  auto sessions = db.sessions();
+  for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
+    if (!it->env.empty()) {
+      return it->env;
+    }
+  }
+  return Json::object();
+}
+
+// The devices evaluations ran on, in order of first use ("cuda:0 NVIDIA H200").
+std::string devices_of(const std::vector<EvaluationRecord>& evaluations) {
+  std::vector<std::string> devices;
+  for (const EvaluationRecord& e : evaluations) {
+    if (!e.device.empty() && std::find(devices.begin(), devices.end(), e.device) == devices.end()) {
+      devices.push_back(e.device);
+    }
+  }
+  return fmt::format("{}", fmt::join(devices, ", "));
+}
+
+}  // namespace
+
+ReportModel build_report_model(store::Database& db) {
+  std::map<std::string, TaskRecord> tasks;
+  for (auto& t : db.tasks()) {
+    tasks.emplace(t.key, std::move(t));
+  }
+  auto evaluations = db.evaluations();
+  std::map<std::string, const EvaluationRecord*> by_submission;
+  for (const EvaluationRecord& e : evaluations) {
+    by_submission[e.submission_id] = &e;
+  }
+  ReferenceCache references(db);
+  ReportModel model;
+  for (const auto& s : db.submissions()) {
+    auto task = tasks.find(s.task_key);
+    auto e = by_submission.find(s.id);
+    model.rows.push_back(make_row(s, task == tasks.end() ? nullptr : &task->second,
+                                  e == by_submission.end() ? nullptr : e->second, references));
+  }
+  std::vector<const SubmissionRow*> all;
+  for (const SubmissionRow& r : model.rows) {
+    all.push_back(&r);
+  }
+  model.categories = category_totals(model.rows);
+  model.overall = make_totals(all);
+  model.outcomes = count_outcomes(model.rows);
+  model.input_errors = distinct_input_errors(db);
+  model.environment = latest_environment(db);
+  model.device = devices_of(evaluations);
+  return model;
+}
+
+}  // namespace kbx::report

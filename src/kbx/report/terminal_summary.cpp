@@ -1,0 +1,162 @@
+// render_terminal_summary: the per-category table, the outcome line and the input errors.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+
+#include "kbx/report/exports.h"
+
+namespace kbx::report {
+namespace {
+
+constexpr std::size_t column_count = 7;
+constexpr std::size_t max_category_chars = 24;
+constexpr std::size_t max_line_chars = 100;
+constexpr std::size_t max_input_errors_listed = 5;
+constexpr double good_rate = 0.5;  // rates at or above are green, below red
+
+constexpr const char* ansi_green = "\x1b[32m";
+constexpr const char* ansi_red = "\x1b[31m";
+constexpr const char* ansi_bold = "\x1b[1m";
+constexpr const char* ansi_reset = "\x1b[0m";
+
+struct Cell {
+  std::string text;
+  const char* color = nullptr;  // an ANSI code, or nullptr for none
+};
+
+using Line = std::array<Cell, column_count>;
+
+constexpr std::array<const char*, column_count> headers{"Category", "Tasks",   "Call",  "Exe",
+                                                        "Perf",     "Speedup", "Faster"};
+
+// `text` on one line, cut to `max_chars` with "..." marking the cut.
+std::string clip(std::string text, std::size_t max_chars) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
+}
+
+Cell pass_cell(int pass, int total) {
+  if (total == 0) {
+    return {"0", nullptr};
+  }
+  double r = static_cast<double>(pass) / total;
+  return {fmt::format("{} ({:.0f}%)", pass, r * 100), r >= good_rate ? ansi_green : ansi_red};
+}
+
+Cell speedup_cell(const Totals& t) {
+  if (t.perf_pass == 0) {
+    return {"-", nullptr};
+  }
+  return {fmt::format("{:.2f}x", t.geomean_speedup),
+          t.geomean_speedup >= 1 ? ansi_green : ansi_red};
+}
+
+Line make_line(const std::string& name, const Totals& t) {
+  return {Cell{clip(name, max_category_chars)},
+          Cell{std::to_string(t.total)},
+          pass_cell(t.call_pass, t.total),
+          pass_cell(t.exe_pass, t.total),
+          pass_cell(t.perf_pass, t.total),
+          speedup_cell(t),
+          Cell{std::to_string(t.faster_than_reference)}};
+}
+
+std::array<std::size_t, column_count> column_widths(const std::vector<Line>& lines) {
+  std::array<std::size_t, column_count> widths{};
+  for (std::size_t c = 0; c < column_count; ++c) {
+    widths[c] = std::string_view(headers[c]).size();
+    for (const Line& line : lines) {
+      widths[c] = std::max(widths[c], line[c].text.size());
+    }
+  }
+  return widths;
+}
+
+// One table line: the first column left-aligned, the others right-aligned, two spaces apart.
+std::string render_line(const Line& line, const std::array<std::size_t, column_count>& widths,
+                        bool color) {
+  std::string out;
+  for (std::size_t c = 0; c < column_count; ++c) {
+    const Cell& cell = line[c];
+    std::string pad(widths[c] - cell.text.size(), ' ');
+    bool paint = color && cell.color != nullptr;
+    std::string text = paint ? fmt::format("{}{}{}", cell.color, cell.text, ansi_reset) : cell.text;
+    if (c == 0) {
+      out += text;
+      out += pad;
+    } else {
+      out += "  ";
+      out += pad;
+      out += text;
+    }
+  }
+  return out + "\n";
+}
+
+std::string render_table(const ReportModel& model, bool color) {
+  std::vector<Line> lines;
+  for (const auto& [name, totals] : model.categories) {
+    lines.push_back(make_line(name, totals));
+  }
+  Line total_line = make_line("TOTAL", model.overall);
+  total_line[0].color = ansi_bold;
+  lines.push_back(total_line);
+  auto widths = column_widths(lines);
+  Line header_line;
+  for (std::size_t c = 0; c < column_count; ++c) {
+    header_line[c] = Cell{headers[c], color ? ansi_bold : nullptr};
+  }
+  std::size_t width = column_count * 2 - 2;
+  for (std::size_t w : widths) {
+    width += w;
+  }
+  std::string rule(width, '-');
+  std::string out = render_line(header_line, widths, color) + rule + "\n";
+  if (!model.categories.empty()) {
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+      out += render_line(lines[i], widths, color);
+    }
+    out += rule + "\n";
+  }
+  return out + render_line(total_line, widths, color);
+}
+
+std::string render_outcomes(const ReportModel& model) {
+  std::vector<std::string> parts;
+  for (const auto& [outcome, count] : model.outcomes) {
+    parts.push_back(fmt::format("{} {}", outcome, count));
+  }
+  return fmt::format("Outcomes: {}\n",
+                     parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", ")));
+}
+
+std::string render_input_errors(const ReportModel& model) {
+  if (model.input_errors.empty()) {
+    return {};
+  }
+  std::string out = fmt::format("Input errors ({}):\n", model.input_errors.size());
+  std::size_t listed = std::min(model.input_errors.size(), max_input_errors_listed);
+  for (std::size_t i = 0; i < listed; ++i) {
+    const auto& e = model.input_errors[i];
+    out += clip(fmt::format("  {}: {}", e.origin, e.message), max_line_chars) + "\n";
+  }
+  if (listed < model.input_errors.size()) {
+    out +=
+        fmt::format("  ... and {} more (see summary.json)\n", model.input_errors.size() - listed);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_terminal_summary(const ReportModel& model, bool color) {
+  std::string out;
+  if (!model.device.empty()) {
+    out += clip("Device: " + model.device, max_line_chars) + "\n";
+  }
+  return out + render_table(model, color) + render_outcomes(model) + render_input_errors(model);
+}
+
+}  // namespace kbx::report

@@ -1,0 +1,239 @@
+// Database: evaluations with their cases and raw timing samples, and the reference's timings.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "kbx/store/database.h"
+#include "kbx/store/sqlite_statement.h"
+
+namespace kbx::store {
+namespace {
+
+using detail::Connection;
+using detail::Statement;
+using detail::Transaction;
+
+constexpr const char* evaluation_columns =
+    "submission_id, session_id, device, outcome, reason, detail, call_ok, exe_ok, triton_ok, "
+    "perf_ok, perf_note, triton_launches, time_queue_ms, time_load_ms, time_cases_ms, "
+    "time_compare_ms, time_perf_ms, time_total_ms, log_tail, reference_session_id";
+
+void insert_evaluation_row(Connection conn, const EvaluationRecord& e) {
+  std::string sql = fmt::format(
+      "INSERT INTO evaluations ({}) VALUES "
+      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))",
+      evaluation_columns);
+  Statement st(conn, sql.c_str());
+  st.bind_all(e.submission_id, e.session_id, e.device, e.outcome, e.reason, e.detail, e.call_ok,
+              e.exe_ok, e.triton_ok, e.perf_ok, e.perf_note, e.triton_launches, e.time_queue_ms,
+              e.time_load_ms, e.time_cases_ms, e.time_compare_ms, e.time_perf_ms, e.time_total_ms,
+              e.log_tail, e.reference_session_id)
+      .run();
+}
+
+void insert_cases(Connection conn, const EvaluationRecord& e) {
+  Statement st(
+      conn,
+      "INSERT INTO cases (submission_id, case_index, name, status, reason, detail, "
+      "output_path, err_abs_max, err_rel_max, mismatch_count, first_mismatch_index, time_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const CaseRecord& c : e.cases) {
+    st.bind_all(e.submission_id, c.index, c.name, c.status, c.reason, c.detail, c.path,
+                c.err_abs_max, c.err_rel_max, c.mismatch_count, c.first_mismatch_index, c.time_ms)
+        .run();
+  }
+}
+
+// Inserts timings and their samples, one row per sample. `key` fills the leading parameters of
+// the timing statement (the submission id, or the session id and task key); the sample statement
+// takes (timing_id, sample_index, time_ms).
+template <typename... Key>
+void insert_timings(Connection conn, const char* timing_sql, const char* sample_sql,
+                    const std::vector<TimingRecord>& timings, const Key&... key) {
+  Statement timing(conn, timing_sql);
+  Statement sample(conn, sample_sql);
+  for (const TimingRecord& t : timings) {
+    timing.bind_all(key..., t.workload, t.status, t.error, t.warmup_calls).run();
+    std::int64_t timing_id = timing.last_insert_rowid();
+    for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
+      sample.bind_all(timing_id, static_cast<std::int64_t>(i), t.samples_ms[i]).run();
+    }
+  }
+}
+
+EvaluationRecord read_evaluation(const Statement& st) {
+  EvaluationRecord e;
+  e.submission_id = st.text(0);
+  e.session_id = st.int64(1);
+  e.device = st.text(2);
+  e.outcome = st.text(3);
+  e.reason = st.text(4);
+  e.detail = st.text(5);
+  e.call_ok = st.boolean(6);
+  e.exe_ok = st.boolean(7);
+  e.triton_ok = st.boolean(8);
+  e.perf_ok = st.boolean(9);
+  e.perf_note = st.text(10);
+  e.triton_launches = st.int64(11);
+  e.time_queue_ms = st.real(12);
+  e.time_load_ms = st.real(13);
+  e.time_cases_ms = st.real(14);
+  e.time_compare_ms = st.real(15);
+  e.time_perf_ms = st.real(16);
+  e.time_total_ms = st.real(17);
+  e.log_tail = st.text(18);
+  e.reference_session_id = st.int64(19);
+  return e;
+}
+
+// Columns from `first`: name, status, reason, detail, output_path, err_abs_max, err_rel_max,
+// mismatch_count, first_mismatch_index, time_ms; the case index is at first - 1.
+CaseRecord read_case(const Statement& st, int first) {
+  CaseRecord c;
+  c.index = st.int32(first - 1);
+  c.name = st.text(first);
+  c.status = st.text(first + 1);
+  c.reason = st.text(first + 2);
+  c.detail = st.text(first + 3);
+  c.path = st.text(first + 4);
+  c.err_abs_max = st.real(first + 5);
+  c.err_rel_max = st.real(first + 6);
+  c.mismatch_count = st.int64(first + 7);
+  c.first_mismatch_index = st.int64(first + 8);
+  c.time_ms = st.real(first + 9);
+  return c;
+}
+
+// One row of a timings-LEFT-JOIN-samples query, columns from `first`: workload_index, status,
+// error, warmup_calls, sample_index (NULL when the workload has no samples), time_ms.
+// Rows must come ordered by workload, then sample.
+void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
+  int workload = st.int32(first);
+  if (out.empty() || out.back().workload != workload) {
+    out.push_back({workload, st.text(first + 1), st.text(first + 2), st.int32(first + 3), {}});
+  }
+  if (!st.is_null(first + 4)) {
+    out.back().samples_ms.push_back(st.real(first + 5));
+  }
+}
+
+void read_cases(Connection conn, const std::map<std::string, EvaluationRecord*>& by_id) {
+  Statement st(conn,
+               "SELECT submission_id, case_index, name, status, reason, detail, output_path, "
+               "err_abs_max, err_rel_max, mismatch_count, first_mismatch_index, time_ms "
+               "FROM cases ORDER BY submission_id, case_index");
+  while (st.step()) {
+    by_id.at(st.text(0))->cases.push_back(read_case(st, 2));
+  }
+}
+
+void read_candidate_timings(Connection conn,
+                            const std::map<std::string, EvaluationRecord*>& by_id) {
+  Statement st(conn,
+               "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
+               "s.sample_index, s.time_ms FROM candidate_timings t "
+               "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id "
+               "ORDER BY t.submission_id, t.workload_index, s.sample_index");
+  while (st.step()) {
+    append_timing_row(st, 1, by_id.at(st.text(0))->timings);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> Database::evaluated_submission_ids() {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_}, "SELECT submission_id FROM evaluations");
+  std::set<std::string> ids;
+  while (st.step()) {
+    ids.insert(st.text(0));
+  }
+  return ids;
+}
+
+void Database::save_evaluation(const EvaluationRecord& evaluation) {
+  std::lock_guard lock(mutex_);
+  Connection conn{db_, &path_};
+  std::string context = "saving the evaluation of submission " + evaluation.submission_id;
+  detail::with_context(conn, context, [&] {
+    Transaction tx(conn);
+    // Cascades to the cases, timings and samples of the earlier evaluation.
+    Statement(conn, "DELETE FROM evaluations WHERE submission_id = ?")
+        .bind_all(evaluation.submission_id)
+        .run();
+    insert_evaluation_row(conn, evaluation);
+    insert_cases(conn, evaluation);
+    insert_timings(conn,
+                   "INSERT INTO candidate_timings (submission_id, workload_index, status, error, "
+                   "warmup_calls) VALUES (?, ?, ?, ?, ?)",
+                   "INSERT INTO candidate_samples (timing_id, sample_index, time_ms) "
+                   "VALUES (?, ?, ?)",
+                   evaluation.timings, evaluation.submission_id);
+    tx.commit();
+  });
+}
+
+std::vector<EvaluationRecord> Database::evaluations() {
+  std::lock_guard lock(mutex_);
+  Connection conn{db_, &path_};
+  std::string sql = fmt::format(
+      "SELECT {} FROM evaluations JOIN submissions USING (submission_id) "
+      "ORDER BY submissions.ordinal, submissions.rowid",
+      evaluation_columns);
+  Transaction snapshot(conn, Transaction::Mode::read);  // the three reads see one state
+  std::vector<EvaluationRecord> out;
+  Statement st(conn, sql.c_str());
+  while (st.step()) {
+    out.push_back(read_evaluation(st));
+  }
+  std::map<std::string, EvaluationRecord*> by_id;
+  for (EvaluationRecord& e : out) {
+    by_id[e.submission_id] = &e;
+  }
+  read_cases(conn, by_id);
+  read_candidate_timings(conn, by_id);
+  return out;
+}
+
+void Database::save_reference_timings(std::int64_t session_id, const std::string& task_key,
+                                      const std::vector<TimingRecord>& timings) {
+  std::lock_guard lock(mutex_);
+  Connection conn{db_, &path_};
+  std::string context =
+      fmt::format("saving the reference timings of {} (session {})", task_key, session_id);
+  detail::with_context(conn, context, [&] {
+    Transaction tx(conn);
+    Statement(conn, "DELETE FROM reference_timings WHERE session_id = ? AND task_key = ?")
+        .bind_all(session_id, task_key)
+        .run();
+    insert_timings(conn,
+                   "INSERT INTO reference_timings (session_id, task_key, workload_index, status, "
+                   "error, warmup_calls) VALUES (?, ?, ?, ?, ?, ?)",
+                   "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
+                   "VALUES (?, ?, ?)",
+                   timings, session_id, task_key);
+    tx.commit();
+  });
+}
+
+std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_t session_id,
+                                                                     const std::string& task_key) {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, s.sample_index, "
+               "s.time_ms FROM reference_timings t "
+               "LEFT JOIN reference_samples s ON s.timing_id = t.timing_id "
+               "WHERE t.session_id = ? AND t.task_key = ? "
+               "ORDER BY t.workload_index, s.sample_index");
+  st.bind_all(session_id, task_key);
+  std::vector<TimingRecord> out;
+  while (st.step()) {
+    append_timing_row(st, 0, out);
+  }
+  if (out.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace kbx::store

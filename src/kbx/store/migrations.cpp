@@ -1,0 +1,142 @@
+// The schema migrations. Append new ones; never edit one that has shipped.
+#include "kbx/store/migrations.h"
+
+#include <array>
+
+namespace kbx::store {
+namespace {
+
+// REAL columns are nullable on purpose: SQLite stores NaN as NULL, and the store reads it back
+// as NaN. Booleans are 0/1 integers. JSON columns hold compact JSON text. Samples hang off an
+// integer timing_id so that each sample row stays small (no 64-character submission id in it).
+constexpr const char* init_sql = R"sql(
+CREATE TABLE sessions (
+  session_id   INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at   TEXT NOT NULL,
+  finished_at  TEXT NOT NULL DEFAULT '',
+  status       TEXT NOT NULL,
+  kbx_version  TEXT NOT NULL,
+  argv_json    TEXT NOT NULL DEFAULT '[]',
+  env_json     TEXT NOT NULL DEFAULT '{}'
+);
+
+CREATE TABLE tasks (
+  task_key      TEXT NOT NULL PRIMARY KEY,
+  category      TEXT NOT NULL,
+  entry         TEXT NOT NULL,
+  task_version  TEXT NOT NULL,
+  case_count    INTEGER NOT NULL
+);
+
+CREATE TABLE workloads (
+  task_key        TEXT NOT NULL REFERENCES tasks (task_key) ON DELETE CASCADE,
+  workload_index  INTEGER NOT NULL,
+  params_json     TEXT NOT NULL,
+  bytes           REAL,
+  flops           REAL,
+  PRIMARY KEY (task_key, workload_index)
+) WITHOUT ROWID;
+
+CREATE TABLE submissions (
+  submission_id  TEXT NOT NULL PRIMARY KEY,
+  task_key       TEXT NOT NULL,
+  origin         TEXT NOT NULL,
+  ordinal        INTEGER NOT NULL,
+  code           TEXT NOT NULL
+);
+CREATE INDEX submissions_by_ordinal ON submissions (ordinal);
+
+CREATE TABLE input_errors (
+  input_error_id  INTEGER PRIMARY KEY,
+  session_id      INTEGER REFERENCES sessions (session_id),
+  origin          TEXT NOT NULL,
+  message         TEXT NOT NULL
+);
+
+CREATE TABLE evaluations (
+  submission_id         TEXT NOT NULL PRIMARY KEY REFERENCES submissions (submission_id),
+  session_id            INTEGER NOT NULL REFERENCES sessions (session_id),
+  saved_at              TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  device                TEXT NOT NULL,
+  outcome               TEXT NOT NULL,
+  reason                TEXT NOT NULL,
+  detail                TEXT NOT NULL,
+  call_ok               INTEGER NOT NULL CHECK (call_ok IN (0, 1)),
+  exe_ok                INTEGER NOT NULL CHECK (exe_ok IN (0, 1)),
+  triton_ok             INTEGER NOT NULL CHECK (triton_ok IN (0, 1)),
+  perf_ok               INTEGER NOT NULL CHECK (perf_ok IN (0, 1)),
+  perf_note             TEXT NOT NULL,
+  triton_launches       INTEGER NOT NULL,
+  time_queue_ms         REAL,
+  time_load_ms          REAL,
+  time_cases_ms         REAL,
+  time_compare_ms       REAL,
+  time_perf_ms          REAL,
+  time_total_ms         REAL,
+  log_tail              TEXT NOT NULL,
+  reference_session_id  INTEGER REFERENCES sessions (session_id)
+);
+
+CREATE TABLE cases (
+  submission_id         TEXT NOT NULL REFERENCES evaluations (submission_id) ON DELETE CASCADE,
+  case_index            INTEGER NOT NULL,
+  name                  TEXT NOT NULL,
+  status                TEXT NOT NULL,
+  reason                TEXT NOT NULL,
+  detail                TEXT NOT NULL,
+  output_path           TEXT NOT NULL,
+  err_abs_max           REAL,
+  err_rel_max           REAL,
+  mismatch_count        INTEGER NOT NULL,
+  first_mismatch_index  INTEGER NOT NULL,
+  time_ms               REAL,
+  PRIMARY KEY (submission_id, case_index)
+) WITHOUT ROWID;
+
+CREATE TABLE candidate_timings (
+  timing_id       INTEGER PRIMARY KEY,
+  submission_id   TEXT NOT NULL REFERENCES evaluations (submission_id) ON DELETE CASCADE,
+  workload_index  INTEGER NOT NULL,
+  status          TEXT NOT NULL,
+  error           TEXT NOT NULL,
+  warmup_calls    INTEGER NOT NULL,
+  UNIQUE (submission_id, workload_index)
+);
+
+CREATE TABLE candidate_samples (
+  timing_id     INTEGER NOT NULL REFERENCES candidate_timings (timing_id) ON DELETE CASCADE,
+  sample_index  INTEGER NOT NULL,
+  time_ms       REAL,
+  PRIMARY KEY (timing_id, sample_index)
+) WITHOUT ROWID;
+
+CREATE TABLE reference_timings (
+  timing_id       INTEGER PRIMARY KEY,
+  session_id      INTEGER NOT NULL REFERENCES sessions (session_id),
+  task_key        TEXT NOT NULL,
+  workload_index  INTEGER NOT NULL,
+  status          TEXT NOT NULL,
+  error           TEXT NOT NULL,
+  warmup_calls    INTEGER NOT NULL,
+  UNIQUE (session_id, task_key, workload_index)
+);
+
+CREATE TABLE reference_samples (
+  timing_id     INTEGER NOT NULL REFERENCES reference_timings (timing_id) ON DELETE CASCADE,
+  sample_index  INTEGER NOT NULL,
+  time_ms       REAL,
+  PRIMARY KEY (timing_id, sample_index)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 1> all_migrations{{
+    {1, "init", init_sql},
+}};
+
+}  // namespace
+
+std::span<const Migration> migrations() { return all_migrations; }
+
+int latest_schema_version() { return all_migrations.back().version; }
+
+}  // namespace kbx::store

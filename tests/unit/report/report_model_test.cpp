@@ -1,0 +1,346 @@
+// Tests of build_report_model against a store with hand-computed expected numbers.
+#include "kbx/report/report_model.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "support/test_support.h"
+
+namespace kbx::report {
+namespace {
+
+using kbx::testing::ScopedTempDir;
+using store::Database;
+using store::EvaluationRecord;
+using store::TimingRecord;
+
+EvaluationRecord passing(const std::string& id, std::int64_t session,
+                         std::vector<std::vector<double>> samples_per_workload) {
+  EvaluationRecord e;
+  e.submission_id = id;
+  e.session_id = session;
+  e.reference_session_id = session;
+  e.device = "cuda:0 NVIDIA H200";
+  e.outcome = "ok";
+  e.call_ok = e.exe_ok = e.triton_ok = e.perf_ok = true;
+  e.time_total_ms = 100;
+  for (std::size_t w = 0; w < samples_per_workload.size(); ++w) {
+    e.timings.push_back({static_cast<int>(w), "ok", "", 3, samples_per_workload[w]});
+  }
+  return e;
+}
+
+EvaluationRecord failing(const std::string& id, std::int64_t session, const std::string& outcome,
+                         bool call_ok) {
+  EvaluationRecord e;
+  e.submission_id = id;
+  e.session_id = session;
+  e.device = "cuda:0 NVIDIA H200";
+  e.outcome = outcome;
+  e.reason = outcome == "incorrect" ? "mismatch" : "syntax_error";
+  e.detail = "details of " + id;
+  e.call_ok = call_ok;
+  e.perf_note = "perf skipped: " + outcome;
+  return e;
+}
+
+// Two categories, six submissions in source order:
+//   sA  Math/add.py     ok, workloads: cand medians 2 and 4, ref medians 6 and 8 -> speedup 14/6
+//   sB  Math/mul.py     ok, cand median 4, ref median 2 -> speedup 0.5
+//   sC  Conv/conv2d.py  incorrect (called, wrong output)
+//   sD  Conv/pool.py    pending (no evaluation)
+//   sC2 Conv/conv2d.py  ok, cand median 5, ref median 10 -> speedup 2
+//   sA2 Math/add.py     compile_error
+struct Scenario {
+  ScopedTempDir dir;
+  std::unique_ptr<Database> db = Database::open(dir.path() / "kbx.db");
+  std::int64_t session = db->begin_session({});
+
+  Scenario() {
+    db->set_session_env(session, {{"gpu", "NVIDIA H200"}, {"torch", "2.5.1"}});
+    db->upsert_task({"Math/add.py",
+                     "Math",
+                     "add",
+                     "v1",
+                     2,
+                     {{0, {{"N", 1}}, 4e9, 2e12}, {1, {{"N", 2}}, 8e9, 0}}});
+    db->upsert_task({"Math/mul.py", "Math", "mul", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e12}}});
+    db->upsert_task({"Conv/conv2d.py", "Conv", "conv2d", "v1", 1, {{0, {{"C", 3}}, 2e9, 8e12}}});
+    db->upsert_task({"Conv/pool.py", "Conv", "pool", "v1", 1, {{0, {{"C", 3}}, 1e9, 0}}});
+    db->save_reference_timings(session, "Math/add.py",
+                               {{0, "ok", "", 3, {6, 6, 6}}, {1, "ok", "", 3, {8, 7, 9}}});
+    db->save_reference_timings(session, "Math/mul.py", {{0, "ok", "", 3, {2, 2, 2}}});
+    db->save_reference_timings(session, "Conv/conv2d.py", {{0, "ok", "", 3, {10, 10}}});
+    add_submission("sA", "Math/add.py", 0);
+    add_submission("sB", "Math/mul.py", 1);
+    add_submission("sC", "Conv/conv2d.py", 2);
+    add_submission("sD", "Conv/pool.py", 3);
+    add_submission("sC2", "Conv/conv2d.py", 4);
+    add_submission("sA2", "Math/add.py", 5);
+    db->save_evaluation(passing("sA", session, {{3, 1, 2}, {4}}));
+    db->save_evaluation(passing("sB", session, {{4, 4, 4}}));
+    db->save_evaluation(failing("sC", session, "incorrect", true));
+    db->save_evaluation(passing("sC2", session, {{5, 5, 5}}));
+    db->save_evaluation(failing("sA2", session, "compile_error", false));
+  }
+
+  void add_submission(const std::string& id, const std::string& key, int ordinal) {
+    db->upsert_submission({id, key, "preds.jsonl:" + std::to_string(ordinal + 1), ordinal, "code"});
+  }
+};
+
+const SubmissionRow& row_of(const ReportModel& m, const std::string& id) {
+  for (const auto& r : m.rows) {
+    if (r.submission_id == id) {
+      return r;
+    }
+  }
+  throw std::runtime_error("no row " + id);
+}
+
+const Totals& category(const ReportModel& m, const std::string& name) {
+  for (const auto& [n, t] : m.categories) {
+    if (n == name) {
+      return t;
+    }
+  }
+  throw std::runtime_error("no category " + name);
+}
+
+TEST(ReportModel, RowsFollowSourceOrderAndUnevaluatedSubmissionsArePending) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  std::vector<std::string> ids;
+  for (const auto& r : m.rows) {
+    ids.push_back(r.submission_id);
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"sA", "sB", "sC", "sD", "sC2", "sA2"}));
+  const SubmissionRow& d = row_of(m, "sD");
+  EXPECT_EQ(d.outcome, "pending");
+  EXPECT_EQ(d.file, "Conv/pool.py");
+  EXPECT_EQ(d.category, "Conv");
+  EXPECT_EQ(d.origin, "preds.jsonl:4");
+  EXPECT_FALSE(d.call_ok || d.exe_ok || d.perf_ok || d.triton_ok);
+  EXPECT_TRUE(d.workloads.empty());
+  EXPECT_EQ(d.speedup, 0);
+}
+
+TEST(ReportModel, WorkloadStatisticsComeFromTheRawSamples) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& a = row_of(m, "sA");
+  ASSERT_EQ(a.workloads.size(), 2U);
+  const WorkloadRow& w0 = a.workloads[0];
+  EXPECT_EQ(w0.index, 0);
+  EXPECT_EQ(w0.params, Json({{"N", 1}}));
+  EXPECT_EQ(w0.bytes, 4e9);
+  EXPECT_EQ(w0.flops, 2e12);
+  EXPECT_EQ(w0.candidate_ms.n, 3U);
+  EXPECT_DOUBLE_EQ(w0.candidate_ms.median, 2.0);
+  EXPECT_DOUBLE_EQ(w0.candidate_ms.q1, 1.5);
+  EXPECT_DOUBLE_EQ(w0.candidate_ms.q3, 2.5);
+  EXPECT_DOUBLE_EQ(w0.reference_ms.median, 6.0);
+  EXPECT_DOUBLE_EQ(w0.gbs, 2000.0);     // 4 GB in 2 ms
+  EXPECT_DOUBLE_EQ(w0.tflops, 1000.0);  // 2 TFLOP in 2 ms
+  EXPECT_DOUBLE_EQ(w0.speedup, 3.0);
+  const WorkloadRow& w1 = a.workloads[1];
+  EXPECT_DOUBLE_EQ(w1.reference_ms.median, 8.0);
+  EXPECT_DOUBLE_EQ(w1.gbs, 2000.0);  // 8 GB in 4 ms
+  EXPECT_DOUBLE_EQ(w1.tflops, 0.0);
+  EXPECT_DOUBLE_EQ(w1.speedup, 2.0);
+}
+
+TEST(ReportModel, SubmissionAggregatesAreMeansOverWorkloadsAndSpeedupIsARatioOfSums) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& a = row_of(m, "sA");
+  EXPECT_TRUE(a.perf_ok);
+  EXPECT_DOUBLE_EQ(a.runtime_ms, 3.0);      // (2 + 4) / 2
+  EXPECT_DOUBLE_EQ(a.ref_runtime_ms, 7.0);  // (6 + 8) / 2
+  EXPECT_DOUBLE_EQ(a.gbs, 2000.0);
+  EXPECT_DOUBLE_EQ(a.tflops, 500.0);        // (1000 + 0) / 2
+  EXPECT_DOUBLE_EQ(a.speedup, 14.0 / 6.0);  // not the mean of 3 and 2
+  EXPECT_DOUBLE_EQ(a.time_total_ms, 100.0);
+  EXPECT_DOUBLE_EQ(row_of(m, "sB").speedup, 0.5);
+  EXPECT_DOUBLE_EQ(row_of(m, "sC2").speedup, 2.0);
+  EXPECT_DOUBLE_EQ(row_of(m, "sC2").tflops, 1600.0);  // 8 TFLOP in 5 ms
+}
+
+TEST(ReportModel, FailedSubmissionsKeepTheirVerdictAndHaveNoPerfNumbers) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& c = row_of(m, "sC");
+  EXPECT_EQ(c.outcome, "incorrect");
+  EXPECT_EQ(c.reason, "mismatch");
+  EXPECT_EQ(c.detail, "details of sC");
+  EXPECT_EQ(c.perf_note, "perf skipped: incorrect");
+  EXPECT_TRUE(c.call_ok);
+  EXPECT_FALSE(c.exe_ok);
+  EXPECT_FALSE(c.perf_ok);
+  EXPECT_EQ(c.runtime_ms, 0);
+  EXPECT_EQ(c.ref_runtime_ms, 0);
+  EXPECT_EQ(c.speedup, 0);
+  EXPECT_FALSE(row_of(m, "sA2").call_ok);
+}
+
+TEST(ReportModel, CategoryTotalsAreSortedByNameAndHandComputed) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  ASSERT_EQ(m.categories.size(), 2U);
+  EXPECT_EQ(m.categories[0].first, "Conv");
+  EXPECT_EQ(m.categories[1].first, "Math");
+
+  const Totals& conv = category(m, "Conv");  // sC incorrect, sD pending, sC2 speedup 2
+  EXPECT_EQ(conv.total, 3);
+  EXPECT_EQ(conv.call_pass, 2);
+  EXPECT_EQ(conv.exe_pass, 1);
+  EXPECT_EQ(conv.perf_pass, 1);
+  EXPECT_DOUBLE_EQ(conv.avg_speedup_global, 2.0);
+  EXPECT_DOUBLE_EQ(conv.avg_speedup_per_task, 2.0);
+  EXPECT_DOUBLE_EQ(conv.geomean_speedup, 2.0);
+  EXPECT_EQ(conv.faster_than_reference, 1);
+
+  const Totals& math = category(m, "Math");  // sA 14/6, sB 0.5, sA2 compile error
+  EXPECT_EQ(math.total, 3);
+  EXPECT_EQ(math.call_pass, 2);
+  EXPECT_EQ(math.exe_pass, 2);
+  EXPECT_EQ(math.perf_pass, 2);
+  EXPECT_DOUBLE_EQ(math.avg_speedup_global, 16.0 / 10.0);  // (6 + 8 + 2) / (2 + 4 + 4)
+  EXPECT_DOUBLE_EQ(math.avg_speedup_per_task, (14.0 / 6.0 + 0.5) / 2);
+  EXPECT_NEAR(math.geomean_speedup, std::sqrt(14.0 / 6.0 * 0.5), 1e-12);
+  EXPECT_EQ(math.faster_than_reference, 1);
+}
+
+TEST(ReportModel, OverallTotalsSumWorkloadMediansAcrossAllPerfRows) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const Totals& t = m.overall;
+  EXPECT_EQ(t.total, 6);
+  EXPECT_EQ(t.call_pass, 4);
+  EXPECT_EQ(t.exe_pass, 3);
+  EXPECT_EQ(t.perf_pass, 3);
+  // Sums of workload medians: (6 + 8 + 2 + 10) / (2 + 4 + 4 + 5). A ratio of the per-row means
+  // would give (7 + 2 + 10) / (3 + 4 + 5) instead.
+  EXPECT_DOUBLE_EQ(t.avg_speedup_global, 26.0 / 15.0);
+  EXPECT_DOUBLE_EQ(t.avg_speedup_per_task, (14.0 / 6.0 + 0.5 + 2.0) / 3);
+  EXPECT_NEAR(t.geomean_speedup, std::cbrt(14.0 / 6.0 * 0.5 * 2.0), 1e-12);
+  EXPECT_EQ(t.faster_than_reference, 2);
+}
+
+TEST(ReportModel, OutcomesAreCountedInAFixedOrder) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  std::vector<std::pair<std::string, int>> expected = {
+      {"ok", 3}, {"incorrect", 1}, {"compile_error", 1}, {"pending", 1}};
+  EXPECT_EQ(m.outcomes, expected);
+}
+
+TEST(ReportModel, UnknownOutcomesFollowTheKnownOnesByName) {
+  Scenario s;
+  s.db->save_evaluation(failing("sD", s.session, "zeta_state", false));
+  s.db->save_evaluation(failing("sA2", s.session, "alpha_state", false));
+  auto m = build_report_model(*s.db);
+  std::vector<std::pair<std::string, int>> expected = {
+      {"ok", 3}, {"incorrect", 1}, {"alpha_state", 1}, {"zeta_state", 1}};
+  EXPECT_EQ(m.outcomes, expected);
+}
+
+TEST(ReportModel, ALaterEvaluationOfASubmissionReplacesTheEarlierOne) {
+  Scenario s;
+  s.db->save_evaluation(passing("sC", s.session, {{20}}));  // now ok, speedup 10 / 20
+  auto m = build_report_model(*s.db);
+  EXPECT_EQ(row_of(m, "sC").outcome, "ok");
+  EXPECT_DOUBLE_EQ(row_of(m, "sC").speedup, 0.5);
+  EXPECT_EQ(m.overall.perf_pass, 4);
+  EXPECT_EQ(category(m, "Conv").exe_pass, 2);
+}
+
+TEST(ReportModel, SpeedupsUseTheReferenceTimingsOfTheEvaluationsReferenceSession) {
+  Scenario s;
+  std::int64_t later = s.db->begin_session({});
+  s.db->save_reference_timings(later, "Conv/conv2d.py", {{0, "ok", "", 3, {15}}});
+  EvaluationRecord e = passing("sC2", s.session, {{5, 5, 5}});
+  e.reference_session_id = later;  // timed in one session, its reference in another
+  s.db->save_evaluation(e);
+  auto m = build_report_model(*s.db);
+  EXPECT_DOUBLE_EQ(row_of(m, "sC2").speedup, 3.0);
+  EXPECT_DOUBLE_EQ(row_of(m, "sC2").ref_runtime_ms, 15.0);
+}
+
+TEST(ReportModel, APerfOkEvaluationWithoutReferenceSamplesIsNotCountedAsPerf) {
+  Scenario s;
+  std::int64_t empty_session = s.db->begin_session({});
+  EvaluationRecord e = passing("sC2", s.session, {{5, 5, 5}});
+  e.reference_session_id = empty_session;  // no reference timings saved there
+  s.db->save_evaluation(e);
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& r = row_of(m, "sC2");
+  EXPECT_FALSE(r.perf_ok);
+  EXPECT_TRUE(r.exe_ok);
+  EXPECT_EQ(r.speedup, 0);
+  EXPECT_EQ(r.perf_note, fmt::format("perf data incomplete in the store: no usable reference "
+                                     "samples for workload 0 in session {}",
+                                     empty_session));
+  ASSERT_EQ(r.workloads.size(), 1U);
+  EXPECT_DOUBLE_EQ(r.workloads[0].candidate_ms.median, 5.0);  // still shown
+  EXPECT_EQ(category(m, "Conv").perf_pass, 0);
+  EXPECT_EQ(category(m, "Conv").geomean_speedup, 0);
+  EXPECT_EQ(m.overall.perf_pass, 2);
+}
+
+TEST(ReportModel, NonFiniteCandidateTimesAreNotCountedAsPerfInsteadOfBreakingTheMeans) {
+  Scenario s;
+  double inf = std::numeric_limits<double>::infinity();
+  s.db->save_evaluation(passing("sC2", s.session, {{inf, inf, inf}}));
+  auto m = build_report_model(*s.db);
+  EXPECT_FALSE(row_of(m, "sC2").perf_ok);
+  EXPECT_EQ(row_of(m, "sC2").perf_note,
+            "perf data incomplete in the store: no usable candidate samples for workload 0");
+  EXPECT_EQ(m.overall.perf_pass, 2);
+  EXPECT_NEAR(m.overall.geomean_speedup, std::sqrt(14.0 / 6.0 * 0.5), 1e-12);
+}
+
+TEST(ReportModel, ASubmissionForATaskTheStoreDoesNotKnowTakesItsCategoryFromTheKey) {
+  Scenario s;
+  s.db->upsert_submission({"sX", "Fusion/unknown.py", "preds.jsonl:9", 9, "code"});
+  s.db->save_evaluation(passing("sX", s.session, {{1.0}}));
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& x = row_of(m, "sX");
+  EXPECT_EQ(x.category, "Fusion");
+  EXPECT_FALSE(x.perf_ok);  // no reference timings for it
+  EXPECT_EQ(x.workloads.at(0).bytes, 0);
+  EXPECT_EQ(m.categories.size(), 3U);
+}
+
+TEST(ReportModel, EnvironmentDeviceAndDistinctInputErrorsComeFromTheStore) {
+  Scenario s;
+  std::int64_t later = s.db->begin_session({});  // interrupted before it recorded an env
+  s.db->add_input_error({s.session, "preds.jsonl:7", "not JSON"});
+  s.db->add_input_error({later, "preds.jsonl:7", "not JSON"});  // the resumed run saw it again
+  s.db->add_input_error({later, "preds.jsonl:8", "no 'code' field"});
+  auto m = build_report_model(*s.db);
+  EXPECT_EQ(m.environment, Json({{"gpu", "NVIDIA H200"}, {"torch", "2.5.1"}}));
+  EXPECT_EQ(m.device, "cuda:0 NVIDIA H200");
+  ASSERT_EQ(m.input_errors.size(), 2U);
+  EXPECT_EQ(m.input_errors[0].origin, "preds.jsonl:7");
+  EXPECT_EQ(m.input_errors[1].message, "no 'code' field");
+}
+
+TEST(ReportModel, AnEmptyStoreGivesZeroTotalsAndNoCategories) {
+  ScopedTempDir dir;
+  auto db = Database::open(dir.path() / "kbx.db");
+  auto m = build_report_model(*db);
+  EXPECT_TRUE(m.rows.empty());
+  EXPECT_TRUE(m.categories.empty());
+  EXPECT_TRUE(m.outcomes.empty());
+  EXPECT_EQ(m.overall.total, 0);
+  EXPECT_EQ(m.overall.geomean_speedup, 0);
+  EXPECT_EQ(m.device, "");
+  EXPECT_EQ(m.environment, Json::object());
+}
+
+}  // namespace
+}  // namespace kbx::report

@@ -1,0 +1,114 @@
+// Tests of the terminal summary: the per-category table, the outcome line and the input errors.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "kbx/report/exports.h"
+
+namespace kbx::report {
+namespace {
+
+ReportModel sample_model() {
+  ReportModel m;
+  m.categories = {{"Conv", Totals{2, 1, 0, 0, 0, 0, 0, 0}},
+                  {"Math", Totals{1, 1, 1, 1, 3, 3, 14.0 / 6, 1}}};
+  m.overall = Totals{3, 2, 1, 1, 3, 3, 14.0 / 6, 1};
+  m.outcomes = {{"ok", 1}, {"incorrect", 1}, {"pending", 1}};
+  m.input_errors = {{1, "preds.jsonl:7", "not JSON"}};
+  m.device = "cuda:0 NVIDIA H200";
+  return m;
+}
+
+std::string strip_ansi(const std::string& text) {
+  return std::regex_replace(text, std::regex("\x1b\\[[0-9;]*m"), "");
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(TerminalSummary, ShowsOneRowPerCategoryATotalRowOutcomesAndInputErrors) {
+  EXPECT_EQ(render_terminal_summary(sample_model(), false),
+            "Device: cuda:0 NVIDIA H200\n"
+            "Category  Tasks      Call       Exe      Perf  Speedup  Faster\n"
+            "--------------------------------------------------------------\n"
+            "Conv          2   1 (50%)    0 (0%)    0 (0%)        -       0\n"
+            "Math          1  1 (100%)  1 (100%)  1 (100%)    2.33x       1\n"
+            "--------------------------------------------------------------\n"
+            "TOTAL         3   2 (67%)   1 (33%)   1 (33%)    2.33x       1\n"
+            "Outcomes: ok 1, incorrect 1, pending 1\n"
+            "Input errors (1):\n"
+            "  preds.jsonl:7: not JSON\n");
+}
+
+TEST(TerminalSummary, LeavesOutTheDeviceAndInputErrorsWhenThereAreNone) {
+  ReportModel m = sample_model();
+  m.device.clear();
+  m.input_errors.clear();
+  std::string text = render_terminal_summary(m, false);
+  EXPECT_EQ(text.rfind("Category", 0), 0U) << text;
+  EXPECT_EQ(text.find("Input errors"), std::string::npos);
+  EXPECT_EQ(lines_of(text).back(), "Outcomes: ok 1, incorrect 1, pending 1");
+}
+
+TEST(TerminalSummary, AnEmptyModelStillPrintsATotalRow) {
+  EXPECT_EQ(render_terminal_summary(ReportModel{}, false),
+            "Category  Tasks  Call  Exe  Perf  Speedup  Faster\n"
+            "-------------------------------------------------\n"
+            "TOTAL         0     0    0     0        -       0\n"
+            "Outcomes: none\n");
+}
+
+TEST(TerminalSummary, UsesNoEscapeCodesWithoutColor) {
+  EXPECT_EQ(render_terminal_summary(sample_model(), false).find('\x1b'), std::string::npos);
+}
+
+TEST(TerminalSummary, ColorsHighRatesGreenAndLowRatesRedWithoutChangingTheLayout) {
+  std::string colored = render_terminal_summary(sample_model(), true);
+  EXPECT_NE(colored.find("\x1b[32m1 (50%)\x1b[0m"), std::string::npos) << colored;
+  EXPECT_NE(colored.find("\x1b[31m0 (0%)\x1b[0m"), std::string::npos) << colored;
+  EXPECT_NE(colored.find("\x1b[31m1 (33%)\x1b[0m"), std::string::npos) << colored;
+  EXPECT_NE(colored.find("\x1b[32m2.33x\x1b[0m"), std::string::npos) << colored;
+  EXPECT_EQ(strip_ansi(colored), render_terminal_summary(sample_model(), false));
+}
+
+TEST(TerminalSummary, ASpeedupBelowOneIsRed) {
+  ReportModel m = sample_model();
+  m.overall.geomean_speedup = 0.5;
+  EXPECT_NE(render_terminal_summary(m, true).find("\x1b[31m0.50x\x1b[0m"), std::string::npos);
+}
+
+TEST(TerminalSummary, LongNamesAndMessagesAreClippedToOneHundredColumns) {
+  ReportModel m = sample_model();
+  m.categories.push_back({std::string(60, 'C'), Totals{1234, 1234, 1000, 999, 1, 1, 1, 0}});
+  m.overall = Totals{12345, 12345, 12345, 12345, 1234.5, 1234.5, 1234.5, 12345};
+  m.input_errors.push_back({1, "preds.jsonl:8", std::string(300, 'm') + "\nsecond line"});
+  std::string text = render_terminal_summary(m, false);
+  for (const std::string& line : lines_of(text)) {
+    EXPECT_LE(line.size(), 100U) << line;
+  }
+  EXPECT_NE(text.find(std::string(21, 'C') + "..."), std::string::npos) << text;
+  EXPECT_EQ(text.find("second line"), std::string::npos);
+}
+
+TEST(TerminalSummary, ListsAtMostFiveInputErrorsAndCountsTheRest) {
+  ReportModel m = sample_model();
+  m.input_errors.clear();
+  for (int i = 0; i < 8; ++i) {
+    m.input_errors.push_back({1, "preds.jsonl:" + std::to_string(i), "not JSON"});
+  }
+  std::string text = render_terminal_summary(m, false);
+  EXPECT_NE(text.find("Input errors (8):\n"), std::string::npos);
+  EXPECT_NE(text.find("  preds.jsonl:4: not JSON\n"), std::string::npos);
+  EXPECT_EQ(text.find("preds.jsonl:5"), std::string::npos);
+  EXPECT_NE(text.find("  ... and 3 more (see summary.json)\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbx::report
