@@ -42,6 +42,18 @@ constexpr std::array<const char*, 8> numeric_tensor_fields{"low", "high", "value
 
 Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& where);
 
+/// Resolves each value of a keyword-argument (or builder-parameter) object.
+Json resolve_object(const Json& object, const ExprVars& vars, const std::string& where) {
+  if (!object.is_object()) {
+    throw Error(ErrorKind::suite, "{}: expected an object, got {}", where, object.dump());
+  }
+  Json out = Json::object();
+  for (const auto& [name, value] : object.items()) {
+    out[name] = resolve_value(value, vars, where + " '" + name + "'");
+  }
+  return out;
+}
+
 Json resolve_tensor(const Json& body, const ExprVars& vars, const std::string& where) {
   if (!body.is_object()) {
     throw Error(ErrorKind::suite, "{}: 'tensor' takes an object", where);
@@ -92,7 +104,7 @@ Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& wh
   if (spec.contains("builder")) {
     Json out = spec;
     if (spec.contains("params")) {
-      out["params"] = resolve_value(spec["params"], vars, where);
+      out["params"] = resolve_object(spec["params"], vars, where + " builder params");
     }
     return out;
   }
@@ -140,7 +152,7 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
       throw Error(ErrorKind::suite, "{}: duplicate case name", case_where);
     }
     tc.args = resolve_value(c.value("args", Json::array()), {}, case_where);
-    tc.kwargs = resolve_value(c.value("kwargs", Json::object()), {}, case_where);
+    tc.kwargs = resolve_object(c.value("kwargs", Json::object()), {}, case_where + " kwargs");
     if (!tc.args.is_array() || !tc.kwargs.is_object()) {
       throw Error(ErrorKind::suite, "{}: 'args' must be an array and 'kwargs' an object", case_where);
     }
@@ -173,7 +185,7 @@ void load_perf(Task& task, const Json& j, const std::string& where) {
     w.index = static_cast<int>(i);
     w.params = loads[i];
     w.args = resolve_value(perf.value("args", Json::array()), vars, w_where);
-    w.kwargs = resolve_value(perf.value("kwargs", Json::object()), vars, w_where);
+    w.kwargs = resolve_object(perf.value("kwargs", Json::object()), vars, w_where + " kwargs");
     auto bytes = eval_expr(task.bytes_model, vars);
     auto flops = eval_expr(task.flops_model, vars);
     if (!bytes || !flops) {

@@ -1,0 +1,360 @@
+// kbx's command line: parsing, the one catch-all, and the `suite`, `eval` and `summary` commands.
+#include "cli/commands.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "cli/locate.h"
+#include "cli/progress.h"
+#include "kbx/common/error.h"
+#include "kbx/common/strings.h"
+#include "kbx/common/version.h"
+#include "kbx/report/exports.h"
+#include "kbx/report/report_model.h"
+#include "kbx/run/runner.h"
+#include "kbx/sandbox/protocol.h"
+#include "kbx/store/database.h"
+#include "kbx/suite/suite.h"
+
+namespace kbx::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_signal(int /*sig*/) { g_stop.store(true); }
+
+int exit_code_for(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::usage:
+    case ErrorKind::input: return 2;
+    case ErrorKind::suite: return 3;
+    case ErrorKind::io:
+    case ErrorKind::store: return 4;
+    case ErrorKind::protocol:
+    case ErrorKind::worker: return 5;
+    case ErrorKind::internal: return 70;
+  }
+  return 70;
+}
+
+bool use_color(std::FILE* f) { return isatty(fileno(f)) != 0 && std::getenv("NO_COLOR") == nullptr; }
+
+/// Loads the suite; tasks that fail to load are reported, the others stay usable.
+suite::Suite load_suite_or_throw(const fs::path& root) {
+  auto s = suite::load_suite(root);
+  for (const auto& e : s.errors) {
+    fmt::print(stderr, "kbx: warning: task skipped: {}\n", e.what());
+  }
+  if (s.tasks.empty()) {
+    throw Error(ErrorKind::suite, "no tasks could be loaded from '{}'", root.string());
+  }
+  return s;
+}
+
+// ---- kbx suite ----------------------------------------------------------------------------
+
+struct SuiteArgs {
+  std::string root;
+  std::string category;
+  bool json = false;
+  std::string key;
+};
+
+Json task_summary_json(const suite::Task& t) {
+  return Json{{"key", t.key},          {"entry", t.entry},
+              {"category", t.category}, {"difficulty", t.difficulty},
+              {"signature", t.signature}, {"dtypes", t.dtypes},
+              {"cases", t.cases.size()}, {"workloads", t.workloads.size()},
+              {"version", t.version.substr(0, 12)}};
+}
+
+int cmd_suite_list(const SuiteArgs& a) {
+  auto s = load_suite_or_throw(a.root);
+  std::vector<const suite::Task*> tasks;
+  for (const auto& t : s.tasks) {
+    if (a.category.empty() || t.category == a.category) {
+      tasks.push_back(&t);
+    }
+  }
+  if (tasks.empty() && !a.category.empty()) {
+    throw Error(ErrorKind::usage, "no tasks in category '{}'", a.category);
+  }
+  if (a.json) {
+    Json out = Json::array();
+    for (const auto* t : tasks) {
+      out.push_back(task_summary_json(*t));
+    }
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("{:<52} {:>4} {:>6} {:>6}  {}\n", "TASK", "DIFF", "CASES", "PERF", "DTYPES");
+  for (const auto* t : tasks) {
+    fmt::print("{:<52} {:>4} {:>6} {:>6}  {}\n", t->key, t->difficulty, t->cases.size(),
+               t->workloads.size(), fmt::join(t->dtypes, ","));
+  }
+  fmt::print("{} tasks in {}\n", tasks.size(), s.root.string());
+  return 0;
+}
+
+std::string human(double v) {
+  const char* units[] = {"", "K", "M", "G", "T", "P"};
+  int u = 0;
+  while (std::abs(v) >= 1000 && u < 5) {
+    v /= 1000;
+    ++u;
+  }
+  return fmt::format("{:.3g}{}", v, units[u]);
+}
+
+int cmd_suite_show(const SuiteArgs& a) {
+  auto s = load_suite_or_throw(a.root);
+  const suite::Task* t = s.find(a.key);
+  if (t == nullptr) {
+    if (const auto* by_name = s.find_by_name(a.key)) {
+      t = by_name;
+    } else {
+      throw Error(ErrorKind::usage, "{}", s.unknown_key_message(a.key));
+    }
+  }
+  if (a.json) {
+    Json j = task_summary_json(*t);
+    j["description"] = t->description;
+    j["notes"] = t->notes;
+    j["precision"] = t->precision;
+    j["entry_names"] = t->entry_names();
+    j["version"] = t->version;
+    Json cases = Json::array();
+    for (const auto& c : t->cases) {
+      cases.push_back(Json{{"name", c.name}, {"args", c.args}, {"kwargs", c.kwargs}});
+    }
+    j["cases"] = cases;
+    Json loads = Json::array();
+    for (const auto& w : t->workloads) {
+      loads.push_back(Json{{"index", w.index}, {"params", w.params}, {"bytes", w.bytes}, {"flops", w.flops}});
+    }
+    j["workloads"] = loads;
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("{}  ({}, difficulty {})\n\n  {}\n\n", t->key, t->category, t->difficulty, t->description);
+  fmt::print("signature   {}\n", t->signature);
+  auto names = t->entry_names();
+  fmt::print("entry       {} (also accepted: {})\n", t->entry,
+             fmt::join(names.begin() + 1, names.end(), ", "));
+  fmt::print("precision   {}\n", t->precision.dump());
+  fmt::print("dtypes      {}\n", fmt::join(t->dtypes, ", "));
+  if (!t->mutated_args.empty()) {
+    fmt::print("in place    arguments {} are outputs too\n", fmt::join(t->mutated_args, ", "));
+  }
+  fmt::print("version     {}\n", t->version.substr(0, 12));
+  fmt::print("folder      {}\n", t->dir.string());
+  if (!t->notes.empty()) {
+    fmt::print("notes       {}\n", t->notes);
+  }
+  fmt::print("\ncases ({}):\n", t->cases.size());
+  for (const auto& c : t->cases) {
+    fmt::print("  {:<32} args={} kwargs={}\n", c.name, c.args.dump(), c.kwargs.dump());
+  }
+  if (!t->workloads.empty()) {
+    fmt::print("\nperf workloads ({}); bytes = {}; flops = {}\n", t->workloads.size(), t->bytes_model, t->flops_model);
+    for (const auto& w : t->workloads) {
+      fmt::print("  {:>3}  {:<40} {:>10}B {:>10}FLOP\n", w.index, w.params.dump(), human(w.bytes), human(w.flops));
+    }
+  }
+  return 0;
+}
+
+// ---- kbx eval -----------------------------------------------------------------------------
+
+struct EvalArgs {
+  std::string source;
+  std::string out;
+  std::string gpus = "0";
+  std::string device = "auto";
+  std::string tasks;
+  int jobs = 0;
+  std::string suite_root;
+  std::string python;
+  std::string cache_dir;
+  bool no_require_triton = false;
+  bool no_perf = false;
+  std::uint64_t seed = 0;
+  int timeout_s = 0;
+  int perf_timeout_s = 600;
+};
+
+std::vector<int> parse_gpus(const std::string& list) {
+  std::vector<int> out;
+  for (const auto& part : split(list, ',')) {
+    std::string p(trim(part));
+    try {
+      std::size_t used = 0;
+      int v = std::stoi(p, &used);
+      if (used != p.size() || v < 0) {
+        throw std::invalid_argument(p);
+      }
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::usage, "--gpus takes device indices like 0,1 (got '{}')", list);
+    }
+  }
+  return out;
+}
+
+run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& argv) {
+  run::RunOptions o;
+  o.source = a.source;
+  o.out_dir = a.out;
+  o.suite_root = a.suite_root.empty() ? default_suite_root() : fs::path(a.suite_root);
+  o.worker_path = kbx_home() / "python";
+  if (const char* wp = std::getenv("KBX_WORKER_PATH"); wp != nullptr && *wp != '\0') {
+    o.worker_path = wp;
+  }
+  o.python = a.python.empty() ? default_python() : a.python;
+  o.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
+  o.device = a.device == "auto" ? detect_device() : a.device;
+  o.gpus = o.device == "cuda" ? parse_gpus(a.gpus) : std::vector<int>{0};
+  int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  o.jobs = a.jobs > 0 ? a.jobs : (o.device == "cuda" ? std::min(8, std::max(2, cores / 2)) : cores);
+  o.threads_per_worker = o.device == "cuda" ? 2 : std::max(1, cores / o.jobs);
+  o.tasks_pattern = a.tasks;
+  o.require_triton = !a.no_require_triton;
+  o.perf = !a.no_perf;
+  o.seed = a.seed;
+  if (a.timeout_s > 0) {
+    o.load_timeout_s = a.timeout_s;
+    o.cases_timeout_s = a.timeout_s;
+  }
+  o.perf_timeout_s = a.perf_timeout_s;
+  o.argv = argv;
+  return o;
+}
+
+int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
+  auto options = eval_options(a, argv);
+  auto s = load_suite_or_throw(options.suite_root);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  sandbox::set_cancel_flag(&g_stop);
+  TerminalProgress progress(stderr, isatty(fileno(stderr)) != 0, use_color(stderr));
+  fmt::print(stderr, "kbx: device {}{}, {} jobs, suite {}\n", options.device,
+             options.device == "cuda" ? fmt::format(" (GPUs {})", fmt::join(options.gpus, ",")) : "",
+             options.jobs, options.suite_root.string());
+  auto summary = run::run_eval(options, s, progress, g_stop);
+  progress.finish();
+  auto db = store::Database::open(options.out_dir / "kbx.db");
+  auto model = report::build_report_model(*db);
+  fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
+  fmt::print("results: {} (kbx.db, metrics.json, summary.json)\n", options.out_dir.string());
+  if (summary.interrupted) {
+    fmt::print(stderr, "kbx: interrupted; run the same command again to resume\n");
+    return 130;
+  }
+  return summary.input_problems > 0 ? 1 : 0;
+}
+
+// ---- kbx summary --------------------------------------------------------------------------
+
+int cmd_summary(const std::string& out, bool json) {
+  fs::path db_path = fs::path(out) / "kbx.db";
+  std::error_code ec;
+  if (!fs::exists(db_path, ec)) {
+    throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run", out);
+  }
+  auto db = store::Database::open(db_path);
+  auto model = report::build_report_model(*db);
+  if (json) {
+    fmt::print("{}\n", report::summary_json(model).dump(2));
+  } else {
+    fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
+  }
+  return 0;
+}
+
+// ---- parsing ------------------------------------------------------------------------------
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"kbx: evaluates KernelBench-X submissions (Triton kernels): call, exe, perf"};
+  app.set_version_flag("--version", fmt::format("kbx {} ({})", kbx::version(), kbx::git_commit()));
+  app.require_subcommand(1);
+  app.footer("Start with `kbx suite list`, then `kbx eval SOURCE -o OUT`. Docs: docs/cli.md");
+
+  SuiteArgs suite_args;
+  suite_args.root = default_suite_root().string();
+  auto* suite_cmd = app.add_subcommand("suite", "List and show the suite's tasks");
+  suite_cmd->require_subcommand(1);
+  auto* list_cmd = suite_cmd->add_subcommand("list", "List tasks");
+  list_cmd->add_option("--category", suite_args.category, "Only this category (e.g. Fusion)");
+  list_cmd->add_flag("--json", suite_args.json, "Print JSON");
+  list_cmd->add_option("--suite", suite_args.root, "Suite folder")->capture_default_str();
+  auto* show_cmd = suite_cmd->add_subcommand("show", "Show one task: description, cases, perf workloads");
+  show_cmd->add_option("key", suite_args.key, "Task key, e.g. Math/softmax.py (or its name)")->required();
+  show_cmd->add_flag("--json", suite_args.json, "Print JSON");
+  show_cmd->add_option("--suite", suite_args.root, "Suite folder")->capture_default_str();
+
+  EvalArgs e;
+  auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");
+  eval_cmd->add_option("source", e.source, "A .jsonl file, a .py file named after a task, or a folder of them")->required();
+  eval_cmd->add_option("-o,--out", e.out, "Output folder (kbx.db, metrics.json, summary.json)")->required();
+  eval_cmd->add_option("--device", e.device, "cuda, cpu (Triton interpreter, no perf) or auto")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  eval_cmd->add_option("--gpus", e.gpus, "CUDA device indices to use, e.g. 0,1")->capture_default_str();
+  eval_cmd->add_option("--tasks", e.tasks, "Only tasks matching these comma-separated globs, e.g. 'Math/*,Reduce/sum'");
+  eval_cmd->add_option("-j,--jobs", e.jobs, "Evaluations in flight (default: cores on cpu, min(8, cores/2) on cuda)");
+  eval_cmd->add_flag("--no-require-triton", e.no_require_triton, "Accept submissions that launch no Triton kernel (self-checks of references)");
+  eval_cmd->add_flag("--no-perf", e.no_perf, "Skip the perf stage");
+  eval_cmd->add_option("--seed", e.seed, "Base seed for test inputs")->capture_default_str();
+  eval_cmd->add_option("--timeout", e.timeout_s, "Seconds allowed for each of the load and test-case stages (default 120 and 300)");
+  eval_cmd->add_option("--perf-timeout", e.perf_timeout_s, "Seconds allowed for the perf stage")->capture_default_str();
+  eval_cmd->add_option("--suite", e.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  eval_cmd->add_option("--python", e.python, "Python with torch and triton (default: .venv/bin/python, else python3)");
+  eval_cmd->add_option("--cache-dir", e.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+
+  std::string summary_out;
+  bool summary_json_flag = false;
+  auto* summary_cmd = app.add_subcommand("summary", "Print the summary of a finished or running eval");
+  summary_cmd->add_option("out", summary_out, "The -o folder of a `kbx eval` run")->required();
+  summary_cmd->add_flag("--json", summary_json_flag, "Print summary.json");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    return app.exit(err) == 0 ? 0 : 2;
+  }
+  std::vector<std::string> args(argv, argv + argc);
+  if (*list_cmd) {
+    return cmd_suite_list(suite_args);
+  }
+  if (*show_cmd) {
+    return cmd_suite_show(suite_args);
+  }
+  if (*eval_cmd) {
+    return cmd_eval(e, args);
+  }
+  return cmd_summary(summary_out, summary_json_flag);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const Error& e) {
+    fmt::print(stderr, "kbx: error: {}\n", e.what());
+    return exit_code_for(e.kind());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kbx: internal error: {}\n", e.what());
+    return 70;
+  }
+}
+
+}  // namespace kbx::cli

@@ -1,0 +1,62 @@
+// File helpers.
+#include "kbx/common/files.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+
+#include "kbx/common/error.h"
+
+namespace kbx {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::io, "cannot read '{}'", path.string());
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string read_file_tail(const std::filesystem::path& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
+    return {};
+  }
+  auto size = static_cast<std::size_t>(in.tellg());
+  std::size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string text(size - start, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (start > 0) {
+    auto nl = text.find('\n');
+    text = "..." + (nl == std::string::npos ? text : text.substr(nl));
+  }
+  return text;
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  auto tmp = path;
+  tmp += ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw Error(ErrorKind::io, "cannot write '{}'", tmp.string());
+    }
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) {
+      throw Error(ErrorKind::io, "cannot write '{}' (disk full?)", tmp.string());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    throw Error(ErrorKind::io, "cannot replace '{}': {}", path.string(), ec.message());
+  }
+}
+
+}  // namespace kbx

@@ -1,0 +1,21 @@
+// File helpers: whole-file reads, tails of logs, and atomic writes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace kbx {
+
+/// The whole file; throws Error(io) naming the path if it cannot be read.
+std::string read_file(const std::filesystem::path& path);
+
+/// The last `max_bytes` of a file, starting at a line boundary ("..." marks a cut);
+/// empty if the file is missing.
+std::string read_file_tail(const std::filesystem::path& path, std::size_t max_bytes);
+
+/// Writes `content` to a temporary file beside `path`, then renames it over `path`, so readers
+/// never see a half-written file. Throws Error(io).
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace kbx

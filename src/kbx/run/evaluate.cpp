@@ -1,0 +1,332 @@
+// evaluate(): the per-submission pipeline and its outcome rules (docs/architecture.md, "Outcomes").
+#include "kbx/run/evaluate.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "kbx/compare/comparator.h"
+#include "kbx/run/replies.h"
+
+namespace kbx::run {
+namespace {
+
+using sandbox::Clock;
+using sandbox::ReadFailure;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// State of one evaluation as it moves through the stages.
+struct Evaluation {
+  const EvalContext& ctx;
+  const submit::Submission& submission;
+  const suite::Task& task;
+  const compare::Contract& contract;
+  store::EvaluationRecord rec;
+  std::unique_ptr<sandbox::Worker> worker;
+  std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
+  int handle = 0;
+
+  void finish(std::string outcome, std::string reason, std::string detail) {
+    rec.outcome = std::move(outcome);
+    rec.reason = std::move(reason);
+    rec.detail = std::move(detail);
+  }
+
+  /// A request that got no reply: the worker hung, died or broke the protocol.
+  void fail_no_reply(const sandbox::Reply& reply, const std::string& stage, int timeout_s) {
+    if (reply.failure == ReadFailure::timeout) {
+      finish("timeout", stage + "_timeout",
+             fmt::format("the {} stage did not finish within {} s; the worker was killed", stage,
+                         timeout_s));
+      worker->kill();
+      return;
+    }
+    if (reply.failure == ReadFailure::cancelled) {
+      finish("cancelled", "interrupted", "kbx was interrupted; this submission is redone on resume");
+      return;
+    }
+    if (reply.failure == ReadFailure::protocol) {
+      finish("worker_lost", "protocol_error",
+             fmt::format("the worker broke the protocol during the {} stage: {}", stage, reply.error));
+      return;
+    }
+    auto status = ctx.zygote.exit_status(worker->pid(), std::chrono::milliseconds(3000));
+    if (status && status->signal) {
+      finish("crashed", sandbox::signal_name(*status->signal),
+             fmt::format("the candidate's process died from {} during the {} stage",
+                         sandbox::signal_name(*status->signal), stage));
+    } else if (status && status->exit_code) {
+      finish("crashed", fmt::format("exit_{}", *status->exit_code),
+             fmt::format("the candidate's process exited with code {} during the {} stage",
+                         *status->exit_code, stage));
+    } else {
+      finish("worker_lost", "no_reply",
+             fmt::format("the worker vanished during the {} stage", stage));
+    }
+  }
+
+  bool load() {
+    auto start = Clock::now();
+    sandbox::Frame req{Json{{"op", "load"},
+                            {"code", submission.code},
+                            {"filename", task.key},
+                            {"entry_names", task.entry_names()},
+                            {"builders_path", task.reference_path().string()}},
+                       {}};
+    int timeout = ctx.options.load_timeout_s;
+    auto reply = worker->request(req, Clock::now() + std::chrono::seconds(timeout));
+    rec.time_load_ms = ms_since(start);
+    if (!reply.ok()) {
+      fail_no_reply(reply, "load", timeout);
+      return false;
+    }
+    const Json& h = reply.frame->header;
+    if (reply.frame->op() != "loaded") {
+      finish("worker_lost", "protocol_error",
+             fmt::format("the worker refused the load request: {}",
+                         describe_worker_error(h.value("error", Json::object()))));
+      return false;
+    }
+    if (!h.value("ok", false)) {
+      const Json& err = h.value("error", Json::object());
+      std::string kind = err.value("kind", "import_error");
+      if (kind == "input_error" || kind == "gpu_fault") {
+        finish(kind == "gpu_fault" ? "crashed" : "skipped", kind, describe_worker_error(err));
+        return false;
+      }
+      std::string detail = kind == "no_entry"
+                               ? fmt::format("the module defines none of {}; define `{}` with the "
+                                             "signature {}",
+                                             Json(task.entry_names()).dump(), task.entry,
+                                             task.signature)
+                               : describe_worker_error(err);
+      finish("compile_error", kind, detail);
+      return false;
+    }
+    handle = h.value("handle", 0);
+    return true;
+  }
+
+  /// Maps the first failing case's worker error to an outcome.
+  void fail_case(const CaseResult& r, const std::string& case_name) {
+    std::string kind = r.error.value("kind", "runtime_error");
+    std::string what = fmt::format("case '{}': {}", case_name, describe_worker_error(r.error));
+    if (kind == "triton_compile_error") {
+      finish("compile_error", kind, what);
+    } else if (kind == "gpu_fault") {
+      finish("crashed", kind, what);
+    } else if (kind == "out_of_memory") {
+      finish("runtime_error", kind, what);
+    } else if (kind == "input_error") {
+      finish("skipped", kind, what + " (a task-data problem, not the candidate's)");
+    } else {
+      finish("runtime_error", r.error.value("type", kind), what);
+    }
+  }
+
+  bool run_cases(const CaseOutputs& expected) {
+    auto calls = suite::resolve_cases(task, ctx.options.seed);
+    Json cases = Json::array();
+    for (const auto& c : calls) {
+      cases.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
+                           {"kwargs", c.kwargs}, {"mutated_args", task.mutated_args}});
+    }
+    sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
+                            {"cases", cases}},
+                       {}};
+    int timeout = ctx.options.cases_timeout_s;
+    auto start = Clock::now();
+    sandbox::Reply reply;
+    {
+      SharedGpuHold hold(ctx.gpu_lock);
+      reply = worker->request(req, Clock::now() + std::chrono::seconds(timeout));
+    }
+    rec.time_cases_ms = ms_since(start);
+    if (!reply.ok()) {
+      fail_no_reply(reply, "cases", timeout);
+      return false;
+    }
+    auto results = decode_case_results(*reply.frame);
+    if (!results || results->size() != calls.size()) {
+      finish("worker_lost", "protocol_error",
+             results ? "the worker answered for the wrong number of cases" : results.error().what());
+      return false;
+    }
+    return judge_cases(calls, results.value(), expected);
+  }
+
+  bool judge_cases(const std::vector<suite::ResolvedCall>& calls,
+                   const std::vector<CaseResult>& results, const CaseOutputs& expected) {
+    auto start = Clock::now();
+    const CaseResult* first_error = nullptr;
+    std::optional<store::CaseRecord> first_mismatch;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      store::CaseRecord c;
+      c.index = static_cast<int>(i);
+      c.name = calls[i].name;
+      c.time_ms = r.time_ms;
+      c.status = r.status;
+      rec.triton_launches += r.triton_launches;
+      if (r.status == "error") {
+        c.reason = r.error.value("kind", "runtime_error");
+        c.detail = describe_worker_error(r.error);
+        first_error = first_error != nullptr ? first_error : &r;
+      } else if (r.status == "ok") {
+        auto v = compare::compare_outputs(expected[i], r.outputs, contract);
+        c.status = v.ok ? "ok" : "mismatch";
+        c.reason = v.ok ? "" : std::string(compare::to_string(v.reason));
+        c.detail = v.detail;
+        c.path = v.path;
+        c.err_abs_max = v.err_abs_max;
+        c.err_rel_max = v.err_rel_max;
+        c.mismatch_count = v.mismatch_count;
+        c.first_mismatch_index = v.first_mismatch_index;
+        if (!v.ok && !first_mismatch) {
+          first_mismatch = c;
+        }
+      }
+      rec.cases.push_back(std::move(c));
+    }
+    rec.time_compare_ms = ms_since(start);
+    rec.triton_ok = rec.triton_launches > 0;
+    if (first_error != nullptr) {
+      fail_case(*first_error, calls[static_cast<std::size_t>(first_error->index)].name);
+      return false;
+    }
+    rec.call_ok = true;
+    if (first_mismatch) {
+      int failed = 0;
+      for (const auto& c : rec.cases) {
+        failed += c.status == "mismatch" ? 1 : 0;
+      }
+      finish("incorrect", first_mismatch->reason,
+             fmt::format("{} of {} cases differ from the reference; first, case '{}': {}", failed,
+                         rec.cases.size(), first_mismatch->name, first_mismatch->detail));
+      return false;
+    }
+    if (!rec.triton_ok && ctx.options.require_triton) {
+      finish("not_triton", "no_triton_launch",
+             "every output matches, but no Triton kernel was launched while the cases ran; "
+             "kbx measures Triton kernels (pass --no-require-triton to run plain PyTorch)");
+      return false;
+    }
+    finish("ok", "", fmt::format("all {} cases match the reference", rec.cases.size()));
+    rec.exe_ok = true;
+    return true;
+  }
+
+  void run_perf() {
+    if (!ctx.options.perf) {
+      rec.perf_note = "perf skipped: --no-perf";
+      return;
+    }
+    if (ctx.options.device != "cuda") {
+      rec.perf_note = "perf skipped: --device cpu runs Triton's interpreter, which is not timed";
+      return;
+    }
+    if (task.workloads.empty()) {
+      rec.perf_note = "perf skipped: the task has no perf workloads";
+      return;
+    }
+    auto start = Clock::now();
+    ExclusiveGpuHold hold(ctx.gpu_lock);
+    bool fresh = false;
+    auto ref = ctx.references.timings(task, ctx.gpu, fresh);
+    if (!ref) {
+      rec.perf_note = fmt::format("perf failed: reference timing: {}", ref.error().what());
+      rec.time_perf_ms = ms_since(start);
+      return;
+    }
+    if (fresh) {
+      fresh_reference_timings = ref.value();
+    }
+    rec.reference_session_id = ctx.session_id;
+    time_candidate(ref.value());
+    rec.time_perf_ms = ms_since(start);
+  }
+
+  void time_candidate(const std::vector<store::TimingRecord>& ref) {
+    Json workloads = Json::array();
+    for (const auto& c : suite::resolve_workloads(task, ctx.options.seed)) {
+      workloads.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed},
+                               {"args", c.args}, {"kwargs", c.kwargs}});
+    }
+    sandbox::Frame req{Json{{"op", "time"}, {"handle", handle}, {"device", ctx.options.device},
+                            {"workloads", workloads}, {"settings", ctx.options.timing.to_json()}},
+                       {}};
+    int timeout = ctx.options.perf_timeout_s;
+    auto reply = worker->request(req, Clock::now() + std::chrono::seconds(timeout));
+    if (reply.failure == ReadFailure::cancelled) {
+      finish("cancelled", "interrupted", "kbx was interrupted; this submission is redone on resume");
+      return;
+    }
+    if (!reply.ok()) {
+      rec.perf_note = reply.failure == ReadFailure::timeout
+                          ? fmt::format("perf failed: timing did not finish within {} s", timeout)
+                          : "perf failed: the worker died while timing";
+      return;
+    }
+    auto timings = decode_timings(*reply.frame);
+    if (!timings) {
+      rec.perf_note = fmt::format("perf failed: {}", timings.error().what());
+      return;
+    }
+    rec.timings = timings.value();
+    for (std::size_t i = 0; i < rec.timings.size(); ++i) {
+      const auto& t = rec.timings[i];
+      const auto* r = i < ref.size() ? &ref[i] : nullptr;
+      if (t.status != "ok" || r == nullptr || r->status != "ok") {
+        rec.perf_note = fmt::format("perf failed on workload {}: {}", i,
+                                    t.status != "ok" ? t.error
+                                    : r == nullptr  ? std::string("no reference timing")
+                                                    : "reference: " + r->error);
+        return;
+      }
+    }
+    rec.perf_ok = rec.timings.size() == task.workloads.size();
+  }
+};
+
+}  // namespace
+
+EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& submission,
+                          const std::string& submission_id, const suite::Task& task,
+                          const compare::Contract& contract) {
+  auto start = Clock::now();
+  Evaluation ev{ctx, submission, task, contract, {}, nullptr, std::nullopt, 0};
+  ev.rec.submission_id = submission_id;
+  ev.rec.session_id = ctx.session_id;
+  ev.rec.device = ctx.device_label;
+
+  std::shared_ptr<const CaseOutputs> expected;
+  {
+    SharedGpuHold hold(ctx.gpu_lock);
+    auto outputs = ctx.references.case_outputs(task, ctx.gpu);
+    if (!outputs) {
+      ev.finish("skipped", "reference_error", outputs.error().what());
+      ev.rec.time_total_ms = ms_since(start);
+      return {std::move(ev.rec), std::nullopt};
+    }
+    expected = outputs.value();
+  }
+  auto queued = Clock::now();
+  ev.worker = ctx.pool.acquire(ctx.gpu);
+  ev.rec.time_queue_ms = ms_since(queued);
+  if (ev.load() && ev.run_cases(*expected)) {
+    ev.run_perf();
+  }
+  if (ev.rec.outcome != "ok") {
+    ev.rec.log_tail = ev.worker->log_tail(2000);
+  }
+  ev.worker->kill();
+  std::error_code ec;
+  std::filesystem::remove(ev.worker->spec().log_path, ec);
+  ev.rec.time_total_ms = ms_since(start);
+  return {std::move(ev.rec), std::move(ev.fresh_reference_timings)};
+}
+
+}  // namespace kbx::run

@@ -1,0 +1,20 @@
+// RunOptions serialisation.
+#include "kbx/run/options.h"
+
+namespace kbx::run {
+
+Json TimingSettings::to_json() const {
+  return Json{{"warmup_ms", warmup_ms},     {"warmup_min_calls", warmup_min_calls},
+              {"min_samples", min_samples}, {"max_samples", max_samples},
+              {"budget_ms", budget_ms},     {"flush_l2", flush_l2}};
+}
+
+Json RunOptions::identity() const {
+  return Json{{"device", device},
+              {"seed", seed},
+              {"require_triton", require_triton},
+              {"perf", perf},
+              {"suite_root", suite_root.string()}};
+}
+
+}  // namespace kbx::run

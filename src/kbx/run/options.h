@@ -1,0 +1,50 @@
+// RunOptions: everything `kbx eval` was asked to do, as a plain value.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kbx/common/json.h"
+
+namespace kbx::run {
+
+/// Timing settings sent with each `time` request (docs/worker-protocol.md).
+struct TimingSettings {
+  double warmup_ms = 5;
+  int warmup_min_calls = 2;
+  int min_samples = 10;
+  int max_samples = 100;
+  double budget_ms = 25;
+  bool flush_l2 = true;
+
+  [[nodiscard]] Json to_json() const;
+};
+
+struct RunOptions {
+  std::filesystem::path source;
+  std::filesystem::path out_dir;
+  std::filesystem::path suite_root;
+  std::filesystem::path worker_path;  ///< folder holding the kbx_worker package
+  std::filesystem::path cache_dir;    ///< reference outputs cache
+  std::string python = "python3";
+  std::string device = "cpu";         ///< "cuda" or "cpu"
+  std::vector<int> gpus{0};
+  int jobs = 1;                       ///< evaluations in flight at once
+  int threads_per_worker = 1;
+  std::string tasks_pattern;          ///< comma-separated globs over task keys; empty = all
+  bool require_triton = true;
+  bool perf = true;
+  std::uint64_t seed = 0;
+  int load_timeout_s = 120;
+  int cases_timeout_s = 300;
+  int perf_timeout_s = 600;
+  TimingSettings timing;
+  std::vector<std::string> argv;      ///< recorded with the session
+
+  /// The options that must not change when a run is resumed (device, seed, triton rule, ...).
+  [[nodiscard]] Json identity() const;
+};
+
+}  // namespace kbx::run

@@ -1,0 +1,226 @@
+// ReferenceService: reference outputs with a disk cache, and per-session reference timings.
+#include "kbx/run/reference_service.h"
+
+#include <fmt/format.h>
+
+#include "kbx/common/files.h"
+#include "kbx/common/hash.h"
+#include "kbx/run/replies.h"
+
+namespace kbx::run {
+namespace {
+
+std::string lane_key(const suite::Task& task, int gpu) { return fmt::format("{}@{}", task.key, gpu); }
+
+Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
+  Json out = Json::array();
+  for (const auto& c : calls) {
+    out.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
+                       {"kwargs", c.kwargs}});
+  }
+  return out;
+}
+
+std::optional<std::vector<OutputLeaf>> read_cached(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return std::nullopt;
+  }
+  std::string bytes = read_file(path);
+  sandbox::FrameReader reader;
+  reader.feed(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  auto frame = reader.next();
+  if (!frame || !frame->ok()) {
+    return std::nullopt;  // a torn or foreign file: recompute
+  }
+  auto leaves = sandbox::decode_leaves(frame->value().header.value("outputs", Json::array()),
+                                       frame->value().payload);
+  if (!leaves) {
+    return std::nullopt;
+  }
+  return std::move(leaves).value();
+}
+
+void write_cached(const std::filesystem::path& path, const std::vector<OutputLeaf>& leaves) {
+  sandbox::Frame frame;
+  frame.header = Json{{"op", "reference_outputs"}};
+  frame.header["outputs"] = sandbox::encode_leaves(leaves, frame.payload);
+  auto bytes = sandbox::encode_frame(frame);
+  std::filesystem::create_directories(path.parent_path());
+  write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+}  // namespace
+
+ReferenceService::ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options,
+                                   std::string torch_version)
+    : pool_(pool), options_(options), torch_version_(std::move(torch_version)) {}
+
+ReferenceService::Lane& ReferenceService::lane(int gpu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& l = lanes_[gpu];
+  if (!l) {
+    l = std::make_unique<Lane>();
+  }
+  return *l;
+}
+
+sandbox::Worker& ReferenceService::worker(Lane& l, int gpu) {
+  if (!l.worker) {
+    l.worker = pool_.start_worker("reference", gpu);
+    l.handles.clear();
+    const Json& dev = l.worker->ready_info().value("device", Json::object());
+    l.device_name = fmt::format("{}:{}", dev.value("kind", options_.device), dev.value("name", "unknown"));
+  }
+  return *l.worker;
+}
+
+Json ReferenceService::device_info(int gpu) {
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lock(l.mutex);
+  return worker(l, gpu).ready_info().value("device", Json::object());
+}
+
+Result<sandbox::Frame> ReferenceService::call(Lane& l, int gpu, const sandbox::Frame& request,
+                                              int timeout_s, const std::string& what) {
+  auto& w = worker(l, gpu);
+  auto reply = w.request(request, sandbox::Clock::now() + std::chrono::seconds(timeout_s));
+  if (!reply.ok()) {
+    std::string tail = w.log_tail(2000);
+    l.worker.reset();  // killed; the next call starts a fresh reference worker
+    return Error(ErrorKind::worker, "the reference worker {} while {}: {}{}",
+                 reply.failure == sandbox::ReadFailure::timeout ? "timed out" : "died", what,
+                 reply.error, tail.empty() ? "" : "\n" + tail);
+  }
+  return std::move(*reply.frame);
+}
+
+Result<int> ReferenceService::load(Lane& l, int gpu, const suite::Task& task) {
+  worker(l, gpu);
+  auto it = l.handles.find(task.key);
+  if (it != l.handles.end()) {
+    return it->second;
+  }
+  sandbox::Frame req{Json{{"op", "load"},
+                          {"path", task.reference_path().string()},
+                          {"filename", task.reference_path().string()},
+                          {"entry_names", Json::array({task.entry})},
+                          {"builders_path", task.reference_path().string()}},
+                     {}};
+  auto reply = call(l, gpu, req, options_.load_timeout_s, "loading " + task.key);
+  if (!reply) {
+    return reply.error();
+  }
+  const Json& h = reply->header;
+  if (!h.value("ok", false)) {
+    return Error(ErrorKind::suite, "{}: the reference does not load: {}", task.reference_path().string(),
+                 describe_worker_error(h.value("error", Json::object())));
+  }
+  int handle = h.value("handle", 0);
+  l.handles[task.key] = handle;
+  return handle;
+}
+
+std::filesystem::path ReferenceService::cache_path(const suite::Task& task,
+                                                   const suite::ResolvedCall& c,
+                                                   const std::string& device_name) const {
+  std::string id = sha256_hex(fmt::format("v1|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
+                                          c.seed, device_name, torch_version_));
+  return options_.cache_dir / "reference" / id.substr(0, 2) / (id + ".kbxref");
+}
+
+Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const suite::Task& task,
+                                                                          int gpu) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = outputs_.find(lane_key(task, gpu));
+    if (it != outputs_.end()) {
+      return it->second;
+    }
+  }
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  worker(l, gpu);
+  auto calls = suite::resolve_cases(task, options_.seed);
+  auto outputs = std::make_shared<CaseOutputs>(calls.size());
+  std::vector<suite::ResolvedCall> missing;
+  for (const auto& c : calls) {
+    if (auto cached = read_cached(cache_path(task, c, l.device_name))) {
+      (*outputs)[c.index] = std::move(*cached);
+    } else {
+      missing.push_back(c);
+    }
+  }
+  if (!missing.empty()) {
+    auto handle = load(l, gpu, task);
+    if (!handle) {
+      return handle.error();
+    }
+    Json req_cases = calls_json(missing);
+    for (auto& c : req_cases) {
+      c["mutated_args"] = task.mutated_args;
+    }
+    sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
+                            {"cases", req_cases}},
+                       {}};
+    auto reply = call(l, gpu, req, options_.cases_timeout_s, "running the cases of " + task.key);
+    if (!reply) {
+      return reply.error();
+    }
+    auto results = decode_case_results(*reply);
+    if (!results) {
+      return results.error();
+    }
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      const auto& r = results.value()[i];
+      if (r.status != "ok") {
+        return Error(ErrorKind::suite, "{}: the reference fails on case '{}': {}",
+                     task.reference_path().string(), missing[i].name,
+                     describe_worker_error(r.error));
+      }
+      write_cached(cache_path(task, missing[i], l.device_name), r.outputs);
+      (*outputs)[missing[i].index] = r.outputs;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  outputs_[lane_key(task, gpu)] = outputs;
+  return std::shared_ptr<const CaseOutputs>(outputs);
+}
+
+Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::Task& task, int gpu,
+                                                                   bool& fresh) {
+  fresh = false;
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = timings_.find(lane_key(task, gpu));
+    if (it != timings_.end()) {
+      return it->second;
+    }
+  }
+  auto handle = load(l, gpu, task);
+  if (!handle) {
+    return handle.error();
+  }
+  sandbox::Frame req{Json{{"op", "time"},
+                          {"handle", *handle},
+                          {"device", options_.device},
+                          {"workloads", calls_json(suite::resolve_workloads(task, options_.seed))},
+                          {"settings", options_.timing.to_json()}},
+                     {}};
+  auto reply = call(l, gpu, req, options_.perf_timeout_s, "timing " + task.key);
+  if (!reply) {
+    return reply.error();
+  }
+  auto records = decode_timings(*reply);
+  if (!records) {
+    return records.error();
+  }
+  fresh = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  timings_[lane_key(task, gpu)] = records.value();
+  return records;
+}
+
+}  // namespace kbx::run

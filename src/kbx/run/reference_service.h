@@ -1,0 +1,66 @@
+// ReferenceService: trusted reference outputs (cached on disk) and reference timings (per session).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kbx/common/output_leaf.h"
+#include "kbx/common/result.h"
+#include "kbx/run/options.h"
+#include "kbx/sandbox/worker_pool.h"
+#include "kbx/store/records.h"
+#include "kbx/suite/task.h"
+
+namespace kbx::run {
+
+/// The reference's outputs for every case of a task, in case order.
+using CaseOutputs = std::vector<std::vector<OutputLeaf>>;
+
+/// Owns one trusted reference worker per GPU. The reference worker never loads a submission.
+/// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
+/// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
+/// (shared for outputs, exclusive for timings).
+class ReferenceService {
+ public:
+  ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options, std::string torch_version);
+
+  /// Reference outputs for the task's cases (computed on `gpu` on a cache miss).
+  Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
+
+  /// Reference timings for the task on `gpu`, taken on first use. `fresh` tells whether this call
+  /// took them (so the caller stores them).
+  Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh);
+
+  /// The reference worker's device description on `gpu` (starts the worker if needed).
+  Json device_info(int gpu);
+
+ private:
+  struct Lane {
+    std::mutex mutex;
+    std::unique_ptr<sandbox::Worker> worker;
+    std::map<std::string, int> handles;  // task key -> module handle in the worker
+    std::string device_name;
+  };
+
+  Lane& lane(int gpu);
+  sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
+  Result<int> load(Lane& lane, int gpu, const suite::Task& task);
+  Result<sandbox::Frame> call(Lane& lane, int gpu, const sandbox::Frame& request, int timeout_s,
+                              const std::string& what);
+  std::filesystem::path cache_path(const suite::Task& task, const suite::ResolvedCall& c,
+                                   const std::string& device_name) const;
+
+  sandbox::WorkerPool& pool_;
+  const RunOptions& options_;
+  std::string torch_version_;
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<Lane>> lanes_;
+  std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
+  std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu
+};
+
+}  // namespace kbx::run

@@ -1,0 +1,77 @@
+// Decoding worker replies.
+#include "kbx/run/replies.h"
+
+#include <fmt/format.h>
+
+namespace kbx::run {
+
+Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply) {
+  if (reply.op() != "cases" || !reply.header.contains("results") ||
+      !reply.header["results"].is_array()) {
+    return Error(ErrorKind::protocol, "expected a 'cases' reply with results, got '{}'", reply.op());
+  }
+  std::vector<CaseResult> out;
+  try {
+    for (const auto& r : reply.header["results"]) {
+      CaseResult c;
+      c.index = r.at("index").get<int>();
+      c.status = r.at("status").get<std::string>();
+      c.time_ms = r.value("time_ms", 0.0);
+      c.triton_launches = r.value("triton_launches", std::int64_t{0});
+      if (c.status == "ok") {
+        auto leaves = sandbox::decode_leaves(r.value("outputs", Json::array()), reply.payload);
+        if (!leaves) {
+          return leaves.error();
+        }
+        c.outputs = std::move(leaves).value();
+      } else if (c.status == "error") {
+        c.error = r.value("error", Json::object());
+      } else if (c.status != "not_run") {
+        return Error(ErrorKind::protocol, "unknown case status '{}'", c.status);
+      }
+      out.push_back(std::move(c));
+    }
+  } catch (const Json::exception& e) {
+    return Error(ErrorKind::protocol, "malformed 'cases' reply: {}", e.what());
+  }
+  return out;
+}
+
+Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& reply) {
+  if (reply.op() != "timings" || !reply.header.contains("results")) {
+    return Error(ErrorKind::protocol, "expected a 'timings' reply, got '{}'", reply.op());
+  }
+  std::vector<store::TimingRecord> out;
+  try {
+    for (const auto& r : reply.header["results"]) {
+      store::TimingRecord t;
+      t.workload = r.at("index").get<int>();
+      t.status = r.at("status").get<std::string>();
+      if (t.status == "ok") {
+        t.samples_ms = r.at("samples_ms").get<std::vector<double>>();
+        t.warmup_calls = r.value("warmup_calls", 0);
+        if (t.samples_ms.empty()) {
+          t.status = "error";
+          t.error = "no samples";
+        }
+      } else {
+        t.error = describe_worker_error(r.value("error", Json::object()));
+      }
+      out.push_back(std::move(t));
+    }
+  } catch (const Json::exception& e) {
+    return Error(ErrorKind::protocol, "malformed 'timings' reply: {}", e.what());
+  }
+  return out;
+}
+
+std::string describe_worker_error(const Json& error) {
+  std::string type = error.value("type", "");
+  std::string message = error.value("message", "");
+  if (type.empty()) {
+    return message.empty() ? error.value("kind", "error") : message;
+  }
+  return message.empty() ? type : fmt::format("{}: {}", type, message);
+}
+
+}  // namespace kbx::run

@@ -1,0 +1,319 @@
+// run_eval(): plan, warm workers, evaluation threads, and storing each result as it lands.
+#include "kbx/run/runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "kbx/common/hash.h"
+#include "kbx/common/strings.h"
+#include "kbx/common/version.h"
+#include "kbx/compare/tolerance.h"
+#include "kbx/report/exports.h"
+#include "kbx/report/report_model.h"
+#include "kbx/run/evaluate.h"
+#include "kbx/run/gpu_lock.h"
+#include "kbx/run/reference_service.h"
+#include "kbx/sandbox/worker_pool.h"
+#include "kbx/sandbox/zygote.h"
+
+namespace kbx::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+/// Refuses to resume a run that was made with different judging options.
+void check_identity(store::Database& db, const RunOptions& options) {
+  Json want = options.identity();
+  auto have = db.run_config();
+  if (!have) {
+    db.set_run_config(want);
+    return;
+  }
+  for (const auto& [key, value] : want.items()) {
+    if (!have->contains(key) || (*have)[key] != value) {
+      throw Error(ErrorKind::usage,
+                  "'{}' holds a run made with {}={}, but this command asks for {}={}; use another "
+                  "-o folder, or repeat the original options to resume it",
+                  options.out_dir.string(), key, have->value(key, Json()).dump(), key, value.dump());
+    }
+  }
+}
+
+struct PlanItem {
+  submit::Submission submission;
+  std::string id;
+  const suite::Task* task = nullptr;
+};
+
+store::TaskRecord task_record(const suite::Task& t) {
+  store::TaskRecord r;
+  r.key = t.key;
+  r.category = t.category;
+  r.entry = t.entry;
+  r.version = t.version;
+  r.case_count = static_cast<int>(t.cases.size());
+  for (const auto& w : t.workloads) {
+    r.workloads.push_back({w.index, w.params, w.bytes, w.flops});
+  }
+  return r;
+}
+
+/// Everything that lives for the evaluation part of a run.
+class Session {
+ public:
+  Session(const RunOptions& options, store::Database& db, std::int64_t session_id,
+          ProgressSink& progress, const std::atomic<bool>& stop)
+      : options_(options), db_(db), session_id_(session_id), progress_(progress), stop_(stop) {}
+
+  void run(const std::vector<PlanItem>& items, int total_in_plan, int already_done) {
+    start_workers();
+    done_ = already_done;
+    total_ = total_in_plan;
+    std::vector<std::thread> threads;
+    int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(items.size())));
+    for (int t = 0; t < jobs; ++t) {
+      int gpu = options_.gpus[static_cast<std::size_t>(t) % options_.gpus.size()];
+      threads.emplace_back([this, &items, gpu] { thread_main(items, gpu); });
+    }
+    for (auto& th : threads) {
+      th.join();
+    }
+    if (failure_) {
+      std::rethrow_exception(failure_);
+    }
+  }
+
+  [[nodiscard]] int evaluated() const { return evaluated_; }
+
+ private:
+  void start_workers() {
+    progress_.on_status(fmt::format("starting the Python worker ({}) ...", options_.python));
+    fs::path work = options_.out_dir / "work";
+    fs::create_directories(work / "logs");
+    sandbox::ZygoteConfig zc;
+    zc.python = options_.python;
+    zc.worker_path = options_.worker_path;
+    zc.log_path = work / "zygote.log";
+    if (options_.device == "cpu") {
+      zc.env.emplace_back("TRITON_INTERPRET", "1");
+    }
+    zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+    zygote_ = sandbox::Zygote::start(zc);
+    sandbox::PoolConfig pc;
+    pc.device = options_.device;
+    pc.gpus = options_.gpus;
+    pc.spares_per_gpu = std::max(1, (options_.jobs + static_cast<int>(options_.gpus.size()) - 1) /
+                                        static_cast<int>(options_.gpus.size()));
+    pc.threads = options_.threads_per_worker;
+    pc.log_dir = work / "logs";
+    pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
+    references_ = std::make_unique<ReferenceService>(*pool_, options_,
+                                                     zygote_->env().value("torch", "unknown"));
+    for (int gpu : options_.gpus) {
+      locks_[gpu] = std::make_unique<GpuLock>();
+    }
+    record_environment();
+  }
+
+  void record_environment() {
+    Json env = zygote_->env();
+    env["kbx_version"] = kbx::version();
+    env["kbx_commit"] = kbx::git_commit();
+    env["host"] = hostname();
+    Json devices = Json::array();
+    for (int gpu : options_.gpus) {
+      Json d = references_->device_info(gpu);
+      labels_[gpu] = options_.device == "cuda"
+                         ? fmt::format("cuda:{} {}", gpu, d.value("name", "unknown GPU"))
+                         : fmt::format("cpu ({})", d.value("name", "unknown CPU"));
+      devices.push_back(d);
+    }
+    env["devices"] = devices;
+    env["device"] = options_.device;
+    db_.set_session_env(session_id_, env);
+  }
+
+  const compare::Contract* contract_for(const suite::Task& task, std::string& error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = contracts_.find(task.key);
+    if (it == contracts_.end()) {
+      auto parsed = compare::parse_contract(task.precision);
+      if (!parsed) {
+        error = fmt::format("{}: {}", (task.dir / "task.json").string(), parsed.error().what());
+        return nullptr;
+      }
+      it = contracts_.emplace(task.key, std::move(parsed).value()).first;
+    }
+    return &it->second;
+  }
+
+  void thread_main(const std::vector<PlanItem>& items, int gpu) {
+    try {
+      while (!stop_.load() && !failed_.load()) {
+        std::size_t i = next_.fetch_add(1);
+        if (i >= items.size()) {
+          return;
+        }
+        evaluate_one(items[i], gpu);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure_) {
+        failure_ = std::current_exception();
+      }
+      failed_.store(true);
+    }
+  }
+
+  void evaluate_one(const PlanItem& item, int gpu) {
+    EvaluationResult result;
+    std::string contract_error;
+    const auto* contract = contract_for(*item.task, contract_error);
+    if (contract == nullptr) {
+      result.record.submission_id = item.id;
+      result.record.session_id = session_id_;
+      result.record.outcome = "skipped";
+      result.record.reason = "contract_error";
+      result.record.detail = contract_error;
+    } else {
+      EvalContext ctx{options_, *zygote_, *pool_, *references_, *locks_.at(gpu), gpu, session_id_,
+                      labels_.at(gpu)};
+      result = evaluate(ctx, item.submission, item.id, *item.task, *contract);
+    }
+    if (result.fresh_reference_timings) {  // stored even if this evaluation is abandoned:
+      // later evaluations of the task in this session point at them.
+      db_.save_reference_timings(session_id_, item.task->key, *result.fresh_reference_timings);
+    }
+    if (result.record.outcome == "cancelled") {
+      return;  // not stored: the next session redoes it
+    }
+    db_.save_evaluation(result.record);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++evaluated_;
+    progress_.on_evaluated(item.task->key, result.record, ++done_, total_);
+  }
+
+  const RunOptions& options_;
+  store::Database& db_;
+  std::int64_t session_id_;
+  ProgressSink& progress_;
+  const std::atomic<bool>& stop_;
+  std::unique_ptr<sandbox::Zygote> zygote_;
+  std::unique_ptr<sandbox::WorkerPool> pool_;
+  std::unique_ptr<ReferenceService> references_;
+  std::map<int, std::unique_ptr<GpuLock>> locks_;
+  std::map<int, std::string> labels_;
+  std::map<std::string, compare::Contract> contracts_;
+  std::mutex mutex_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr failure_;
+  int done_ = 0;
+  int total_ = 0;
+  int evaluated_ = 0;
+};
+
+}  // namespace
+
+std::string submission_id(const submit::Submission& submission) {
+  return sha256_hex(fmt::format("{}\n{}\n{}", submission.task_key, submission.ordinal,
+                                submission.code))
+      .substr(0, 32);
+}
+
+bool task_selected(const std::string& pattern_list, const std::string& key) {
+  if (trim(pattern_list).empty()) {
+    return true;
+  }
+  for (const auto& p : split(pattern_list, ',')) {
+    std::string pattern(trim(p));
+    if (!pattern.empty() && (glob_match(pattern, key) || glob_match(pattern + ".py", key))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
+                    const std::atomic<bool>& stop) {
+  fs::create_directories(options.out_dir);
+  auto db = store::Database::open(options.out_dir / "kbx.db");
+  check_identity(*db, options);
+  auto contents = submit::read_source(options.source, suite);
+
+  store::SessionRecord session;
+  session.started_at = now_iso8601();
+  session.status = "running";
+  session.kbx_version = fmt::format("{} ({})", kbx::version(), kbx::git_commit());
+  session.argv = options.argv;
+  std::int64_t session_id = db->begin_session(session);
+
+  RunSummary summary;
+  for (const auto& p : contents.problems) {
+    db->add_input_error({session_id, p.origin, p.message});
+    progress.on_input_problem(p);
+  }
+  summary.input_problems = static_cast<int>(contents.problems.size());
+
+  auto finished = db->evaluated_submission_ids();
+  std::vector<PlanItem> pending;
+  std::map<std::string, bool> tasks_seen;
+  for (auto& s : contents.submissions) {
+    if (!task_selected(options.tasks_pattern, s.task_key)) {
+      continue;
+    }
+    const suite::Task* task = suite.find(s.task_key);
+    if (!tasks_seen[task->key]) {
+      db->upsert_task(task_record(*task));
+      tasks_seen[task->key] = true;
+    }
+    std::string id = submission_id(s);
+    db->upsert_submission({id, s.task_key, s.origin, s.ordinal, s.code});
+    ++summary.planned;
+    if (finished.count(id) != 0) {
+      ++summary.already_done;
+    } else {
+      pending.push_back({std::move(s), id, task});
+    }
+  }
+  progress.on_start(summary.planned, summary.already_done);
+
+  if (!pending.empty()) {
+    Session s(options, *db, session_id, progress, stop);
+    try {
+      s.run(pending, summary.planned, summary.already_done);
+    } catch (...) {
+      db->end_session(session_id, "failed");
+      throw;
+    }
+    summary.evaluated = s.evaluated();
+  }
+  summary.interrupted = stop.load();
+  db->end_session(session_id, summary.interrupted ? "interrupted" : "finished");
+  report::write_json_exports(report::build_report_model(*db), options.out_dir);
+  return summary;
+}
+
+}  // namespace kbx::run

@@ -1,0 +1,135 @@
+// WorkerPool: background starters keep each GPU's lane topped up with ready workers.
+#include "kbx/sandbox/worker_pool.h"
+
+#include <algorithm>
+
+#include "kbx/common/error.h"
+
+namespace kbx::sandbox {
+namespace {
+
+constexpr int max_failures_in_a_row = 3;
+
+}  // namespace
+
+WorkerPool::WorkerPool(Zygote& zygote, PoolConfig config)
+    : zygote_(zygote), config_(std::move(config)) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int starters = std::max(1, std::min(config_.spares_per_gpu, 4));
+  for (int gpu : config_.gpus) {
+    lanes_[gpu];
+    for (int i = 0; i < starters; ++i) {
+      starters_.emplace_back([this, gpu] { starter_loop(gpu); });
+    }
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : starters_) {
+    t.join();
+  }
+}
+
+std::filesystem::path WorkerPool::next_log_path() {
+  return config_.log_dir / ("w" + std::to_string(next_log_++) + ".log");
+}
+
+std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int gpu,
+                                                  std::string& failure) {
+  WorkerSpec spec;
+  spec.role = role;
+  spec.device = config_.device;
+  spec.gpu = gpu;
+  spec.threads = config_.threads;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    spec.log_path = next_log_path();
+  }
+  std::unique_ptr<Worker> worker;
+  try {
+    worker = zygote_.fork_worker(spec);
+  } catch (const Error& e) {
+    failure = e.what();
+    return nullptr;
+  }
+  Reply r = worker->wait_ready(Clock::now() + config_.ready_timeout);
+  if (!r.ok() || r.frame->header.contains("error")) {
+    std::string why = r.ok() ? r.frame->header["error"].value("message", "device init failed")
+                             : (r.failure == ReadFailure::timeout ? "timed out" : "exited");
+    failure = "worker did not become ready (" + why + "); its log:\n" + worker->log_tail(2000);
+    return nullptr;
+  }
+  return worker;
+}
+
+void WorkerPool::starter_loop(int gpu) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    Lane& lane = lanes_[gpu];
+    changed_.wait(lock, [&] {
+      return stopping_ || (static_cast<int>(lane.ready.size()) + lane.starting < config_.spares_per_gpu &&
+                           lane.failures_in_a_row < max_failures_in_a_row);
+    });
+    if (stopping_) {
+      return;
+    }
+    ++lane.starting;
+    lock.unlock();
+    std::string failure;
+    auto worker = fork_and_wait("candidate", gpu, failure);
+    lock.lock();
+    --lane.starting;
+    if (worker) {
+      lane.failures_in_a_row = 0;
+      if (lane.device_info.empty()) {
+        lane.device_info = worker->ready_info().value("device", Json::object());
+      }
+      lane.ready.push_back(std::move(worker));
+    } else {
+      ++lane.failures_in_a_row;
+      lane.last_failure = failure;
+    }
+    changed_.notify_all();
+  }
+}
+
+std::unique_ptr<Worker> WorkerPool::acquire(int gpu) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  Lane& lane = lanes_.at(gpu);
+  while (true) {
+    if (!lane.ready.empty()) {
+      auto w = std::move(lane.ready.front());
+      lane.ready.pop_front();
+      changed_.notify_all();  // a starter refills the lane
+      return w;
+    }
+    if (lane.failures_in_a_row >= max_failures_in_a_row) {
+      throw Error(ErrorKind::worker, "{} workers in a row failed to start on {}{}: {}",
+                  max_failures_in_a_row, config_.device,
+                  config_.device == "cuda" ? ":" + std::to_string(gpu) : "", lane.last_failure);
+    }
+    changed_.wait(lock);
+  }
+}
+
+std::unique_ptr<Worker> WorkerPool::start_worker(const std::string& role, int gpu) {
+  std::string failure;
+  auto worker = fork_and_wait(role, gpu, failure);
+  if (!worker) {
+    throw Error(ErrorKind::worker, "the {} worker failed to start on {}: {}", role, config_.device,
+                failure);
+  }
+  return worker;
+}
+
+Json WorkerPool::device_info(int gpu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lanes_[gpu].device_info;
+}
+
+}  // namespace kbx::sandbox

@@ -1,0 +1,70 @@
+// WorkerPool: keeps warm candidate workers ready per GPU, so a candidate never waits for Python.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kbx/sandbox/zygote.h"
+
+namespace kbx::sandbox {
+
+struct PoolConfig {
+  std::string device = "cpu";      ///< "cuda" or "cpu"
+  std::vector<int> gpus{0};        ///< device indices served (one entry, 0, for cpu)
+  int spares_per_gpu = 1;          ///< warm workers kept ready per GPU
+  int threads = 1;                 ///< torch threads per worker
+  std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
+  std::chrono::seconds ready_timeout{180};
+};
+
+/// Pre-forks candidate workers from the zygote and hands out ready ones. A worker handed out is
+/// the caller's to use once and destroy. Thread-safe.
+class WorkerPool {
+ public:
+  WorkerPool(Zygote& zygote, PoolConfig config);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  /// A ready candidate worker on `gpu`, waiting for one if needed. Throws Error(worker) when
+  /// workers keep failing to start (the message carries the last worker log).
+  std::unique_ptr<Worker> acquire(int gpu);
+
+  /// A new worker of another role (the trusted reference), started synchronously.
+  std::unique_ptr<Worker> start_worker(const std::string& role, int gpu);
+
+  /// The first ready worker's device description ({} before any is ready).
+  Json device_info(int gpu);
+
+ private:
+  struct Lane {
+    std::deque<std::unique_ptr<Worker>> ready;
+    int starting = 0;
+    int failures_in_a_row = 0;
+    std::string last_failure;
+    Json device_info = Json::object();
+  };
+
+  void starter_loop(int gpu);  // keeps the lane at spares_per_gpu ready workers
+  std::unique_ptr<Worker> fork_and_wait(const std::string& role, int gpu, std::string& failure);
+  std::filesystem::path next_log_path();
+
+  Zygote& zygote_;
+  PoolConfig config_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<int, Lane> lanes_;
+  std::vector<std::thread> starters_;
+  int next_log_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace kbx::sandbox

@@ -1,0 +1,55 @@
+// Reading KernelBench-X submissions: JSONL predictions, single .py files, folders of them.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kbx/suite/suite.h"
+
+namespace kbx::submit {
+
+/// One submission, resolved to a task.
+struct Submission {
+  std::string task_key;  ///< "Math/softmax.py"
+  std::string code;      ///< what runs: fences stripped, cut at the line of 146 '#'
+  std::string origin;    ///< "preds.jsonl:12" or the file path
+  int ordinal = 0;       ///< position in the source
+};
+
+/// A problem with one item of the source; the other items are still evaluated.
+struct InputProblem {
+  std::string origin;
+  std::string message;
+};
+
+struct SourceContents {
+  std::vector<Submission> submissions;
+  std::vector<InputProblem> problems;
+};
+
+/// Reads SOURCE: a `.jsonl` file (one {"predict", "file" | "instruction"} object per line), a
+/// `.py` file named after a task, or a folder searched recursively for such files.
+/// Throws Error(input) only when SOURCE itself is unusable (missing, unreadable, wrong kind).
+SourceContents read_source(const std::filesystem::path& source, const suite::Suite& suite);
+
+/// The code inside the first ```python (or ```py, or unlabelled) fenced block, or the text
+/// itself when it has no fence. An unterminated fence runs to the end of the text.
+std::string strip_fences(std::string_view text);
+
+/// The code above the first run of 146 '#' (KernelBench-X's separator before its tests).
+std::string cut_at_separator(std::string_view code);
+
+/// The task an instruction names: a "Category/stem.py" key if present, else the unique task
+/// whose entry name appears as `def name(` or as a whole word. nullopt when none or ambiguous.
+std::optional<std::string> task_from_instruction(std::string_view instruction,
+                                                 const suite::Suite& suite);
+
+/// The task a .py path names: "<dir>/<Category>/<stem>.py" -> that key if it exists, else the
+/// unique task with that stem or entry name.
+std::optional<std::string> task_from_path(const std::filesystem::path& path,
+                                          const suite::Suite& suite);
+
+}  // namespace kbx::submit
