@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what kbx needs and builds it: Debian/Ubuntu packages (when missing), a Python with torch
+# and Triton (an existing one, or .venv from python/requirements.txt), then the CMake build.
+# Usage: tools/setup.sh [release|dev|ci]   (default release; the binary lands in build/kbx)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+# 1. System packages (headers and libraries kbx builds on).
+packages=(g++ cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
+          libgtest-dev libgmock-dev libbenchmark-dev python3-venv)
+missing=()
+if command -v dpkg-query >/dev/null; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if command -v apt-get >/dev/null; then
+    say "installing ${missing[*]}"
+    $sudo apt-get update -qq || say "apt-get update failed; trying the install anyway"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    say "missing packages ${missing[*]} and no apt-get: install them with your package manager"
+    exit 1
+  fi
+fi
+
+# 2. Python with torch and triton: $KBX_PYTHON, else python3 if it has both, else .venv.
+has_worker_deps() { "$1" -c 'import torch, triton, numpy' >/dev/null 2>&1; }
+python="${KBX_PYTHON:-}"
+if [ -z "$python" ]; then
+  if [ -x .venv/bin/python ] && has_worker_deps .venv/bin/python; then
+    python=.venv/bin/python
+  elif has_worker_deps python3 && python3 -c 'import pytest' >/dev/null 2>&1; then
+    python=python3
+  else
+    say "creating .venv with python/requirements.txt (torch, triton, numpy, pytest)"
+    python3 -m venv .venv
+    .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
+    .venv/bin/python -m pip install -q -r python/requirements.txt 2>&1 | grep -v '^WARNING: Location' || true
+    has_worker_deps .venv/bin/python || { say "torch/triton did not install into .venv"; exit 1; }
+    python=.venv/bin/python
+  fi
+fi
+say "python: $python ($("$python" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'))"
+
+# 3. Build.
+cmake --preset "$preset" -DKBX_PYTHON="$(command -v "$python" || echo "$python")" >/dev/null
+cmake --build --preset "$preset"
