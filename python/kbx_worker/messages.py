@@ -54,6 +54,7 @@ def _case(raw: Any, position: int) -> dict:
     if not all(_is_int(i) and i >= 0 for i in mutated):
         raise _bad(f"case {position}: 'mutated_args' must list argument positions")
     case["mutated_args"] = mutated
+    case["exact"] = _get(raw, "exact", bool, False, where=f"case {position}")
     return case
 
 

@@ -192,3 +192,39 @@ def test_candidate_output_that_cannot_be_flattened_is_a_runtime_error(launches):
     assert run.results[0]["status"] == "error"
     assert run.results[0]["error"]["kind"] == "runtime_error"
     assert run.payload.size == 0
+
+
+NAIVE_SUM = textwrap.dedent('''
+    import torch
+
+    def naive_sum(x, dtype=None):
+        # Adds one element at a time in the input's dtype: deliberately inexact in float32.
+        acc = torch.zeros((), dtype=dtype or x.dtype)
+        for v in x.reshape(-1):
+            acc = acc + v.to(acc.dtype)
+        return (acc, x.numel())
+''')
+
+
+def test_exact_reference_is_the_float64_result_rounded_to_the_normal_dtype(launches):
+    loaded = load(NAIVE_SUM, ["naive_sum"])
+    spec = [{"tensor": {"shape": [4096], "dtype": "float32", "init": "randn", "mean": 0.25}}]
+    plain, exact = (executor.run_cases(loaded, "cpu", [dict(case(0, spec, seed=7), exact=e)],
+                                       launches) for e in (False, True))
+    x = torch.randn(4096, generator=torch.Generator().manual_seed(7)) + 0.25
+    want = x.double().sum().float()
+    got_plain = torch.frombuffer(bytearray(plain.payload.views[0]), dtype=torch.float32)[0]
+    got_exact = torch.frombuffer(bytearray(exact.payload.views[0]), dtype=torch.float32)[0]
+    assert exact.results[0]["outputs"][0]["tensor"]["dtype"] == "float32"
+    assert got_exact == want
+    assert got_plain != want  # the float32 running sum really is off by some ulps
+    assert exact.results[0]["outputs"][1] == plain.results[0]["outputs"][1]  # non-float leaf kept
+
+
+def test_exact_reference_refuses_mutated_arguments(launches):
+    loaded = load(TORCH_ONLY, ["scale_"])
+    run = executor.run_cases(
+        loaded, "cpu", [dict(case(0, [tensor([4])], {"factor": 2.0}, mutated=[0]), exact=True)],
+        launches)
+    assert run.results[0]["status"] == "error"
+    assert run.results[0]["error"]["kind"] == "input_error"

@@ -283,23 +283,22 @@ int cmd_summary(const std::string& out, bool json) {
 // ---- parsing ------------------------------------------------------------------------------
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"kbx: evaluates KernelBench-X submissions (Triton kernels): call, exe, perf"};
+  CLI::App app{"kbx: evaluates KernelBench-X submissions (Triton kernels): call, exe, perf", "kbx"};
   app.set_version_flag("--version", fmt::format("kbx {} ({})", kbx::version(), kbx::git_commit()));
   app.require_subcommand(1);
   app.footer("Start with `kbx suite list`, then `kbx eval SOURCE -o OUT`. Docs: docs/cli.md");
 
   SuiteArgs suite_args;
-  suite_args.root = default_suite_root().string();
   auto* suite_cmd = app.add_subcommand("suite", "List and show the suite's tasks");
   suite_cmd->require_subcommand(1);
   auto* list_cmd = suite_cmd->add_subcommand("list", "List tasks");
   list_cmd->add_option("--category", suite_args.category, "Only this category (e.g. Fusion)");
   list_cmd->add_flag("--json", suite_args.json, "Print JSON");
-  list_cmd->add_option("--suite", suite_args.root, "Suite folder")->capture_default_str();
+  list_cmd->add_option("--suite", suite_args.root, "Suite folder (default: the bundled suites/kernelbenchx)");
   auto* show_cmd = suite_cmd->add_subcommand("show", "Show one task: description, cases, perf workloads");
   show_cmd->add_option("key", suite_args.key, "Task key, e.g. Math/softmax.py (or its name)")->required();
   show_cmd->add_flag("--json", suite_args.json, "Print JSON");
-  show_cmd->add_option("--suite", suite_args.root, "Suite folder")->capture_default_str();
+  show_cmd->add_option("--suite", suite_args.root, "Suite folder (default: the bundled suites/kernelbenchx)");
 
   EvalArgs e;
   auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");
@@ -331,6 +330,9 @@ int run_cli(int argc, char** argv) {
     return app.exit(err) == 0 ? 0 : 2;
   }
   std::vector<std::string> args(argv, argv + argc);
+  if (suite_args.root.empty()) {
+    suite_args.root = default_suite_root().string();
+  }
   if (*list_cmd) {
     return cmd_suite_list(suite_args);
   }

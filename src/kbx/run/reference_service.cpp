@@ -124,7 +124,7 @@ Result<int> ReferenceService::load(Lane& l, int gpu, const suite::Task& task) {
 std::filesystem::path ReferenceService::cache_path(const suite::Task& task,
                                                    const suite::ResolvedCall& c,
                                                    const std::string& device_name) const {
-  std::string id = sha256_hex(fmt::format("v1|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
+  std::string id = sha256_hex(fmt::format("v2|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
                                           c.seed, device_name, torch_version_));
   return options_.cache_dir / "reference" / id.substr(0, 2) / (id + ".kbxref");
 }
@@ -159,6 +159,7 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
     Json req_cases = calls_json(missing);
     for (auto& c : req_cases) {
       c["mutated_args"] = task.mutated_args;
+      c["exact"] = task.exact_reference;
     }
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
                             {"cases", req_cases}},

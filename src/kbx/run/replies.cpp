@@ -4,6 +4,15 @@
 #include <fmt/format.h>
 
 namespace kbx::run {
+namespace {
+
+// error[name] when it is a string, else "" (worker replies are not trusted to be well-formed).
+std::string text_field(const Json& error, const char* name) {
+  auto it = error.find(name);
+  return it != error.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
 
 Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply) {
   if (reply.op() != "cases" || !reply.header.contains("results") ||
@@ -26,6 +35,9 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
         c.outputs = std::move(leaves).value();
       } else if (c.status == "error") {
         c.error = r.value("error", Json::object());
+        if (!c.error.is_object()) {
+          return Error(ErrorKind::protocol, "case {}: 'error' is not an object", c.index);
+        }
       } else if (c.status != "not_run") {
         return Error(ErrorKind::protocol, "unknown case status '{}'", c.status);
       }
@@ -38,7 +50,8 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
 }
 
 Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& reply) {
-  if (reply.op() != "timings" || !reply.header.contains("results")) {
+  if (reply.op() != "timings" || !reply.header.contains("results") ||
+      !reply.header["results"].is_array()) {
     return Error(ErrorKind::protocol, "expected a 'timings' reply, got '{}'", reply.op());
   }
   std::vector<store::TimingRecord> out;
@@ -55,7 +68,11 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           t.error = "no samples";
         }
       } else {
-        t.error = describe_worker_error(r.value("error", Json::object()));
+        const Json& error = r.value("error", Json::object());
+        if (!error.is_object()) {
+          return Error(ErrorKind::protocol, "workload {}: 'error' is not an object", t.workload);
+        }
+        t.error = describe_worker_error(error);
       }
       out.push_back(std::move(t));
     }
@@ -66,10 +83,14 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
 }
 
 std::string describe_worker_error(const Json& error) {
-  std::string type = error.value("type", "");
-  std::string message = error.value("message", "");
+  if (!error.is_object()) {
+    return error.is_string() ? error.get<std::string>() : "error " + error.dump();
+  }
+  std::string type = text_field(error, "type");
+  std::string message = text_field(error, "message");
   if (type.empty()) {
-    return message.empty() ? error.value("kind", "error") : message;
+    std::string kind = text_field(error, "kind");
+    return !message.empty() ? message : kind.empty() ? "error" : kind;
   }
   return message.empty() ? type : fmt::format("{}: {}", type, message);
 }

@@ -69,6 +69,10 @@ Json resolve_tensor(const Json& body, const ExprVars& vars, const std::string& w
       if (!v) {
         throw Error(ErrorKind::suite, "{}: {}", where, v.error().what());
       }
+      if (!(*v >= 0) || std::floor(*v) != *v) {
+        throw Error(ErrorKind::suite, "{}: shape entry '{}' gives {}, not a non-negative integer",
+                    where, d.get<std::string>(), *v);
+      }
       shape.push_back(number_json(*v));
     } else if (d.is_number_integer() && d.get<std::int64_t>() >= 0) {
       shape.push_back(d);
@@ -109,6 +113,9 @@ Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& wh
     return out;
   }
   if (spec.size() == 1 && spec.contains("expr")) {
+    if (!spec["expr"].is_string()) {
+      throw Error(ErrorKind::suite, "{}: 'expr' takes a string, got {}", where, spec.dump());
+    }
     auto v = eval_expr(spec["expr"].get<std::string>(), vars);
     if (!v) {
       throw Error(ErrorKind::suite, "{}: {}", where, v.error().what());
@@ -121,6 +128,9 @@ Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& wh
   static const std::set<std::string> known{"tuple", "dtype", "device", "generator"};
   if (spec.size() != 1 || known.count(spec.begin().key()) == 0) {
     throw Error(ErrorKind::suite, "{}: unknown value spec {}", where, spec.dump());
+  }
+  if (spec.begin().key() != "tuple") {
+    return spec;  // {"dtype": ...}, {"device": ...}, {"generator": {"seed": ...}} hold no values
   }
   Json out = Json::object();
   out[spec.begin().key()] = resolve_value(spec.begin().value(), vars, where);
@@ -229,6 +239,10 @@ Task parse_task(const fs::path& dir, const std::string& key) {
   task.dtypes = j.value("dtypes", std::vector<std::string>{});
   task.precision = j.value("precision", Json("default"));
   task.mutated_args = j.value("mutated_args", std::vector<int>{});
+  task.exact_reference = j.value("exact_reference", false);
+  if (task.exact_reference && !task.mutated_args.empty()) {
+    throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with 'mutated_args'", where);
+  }
   task.dir = dir;
   load_cases(task, j, where);
   load_perf(task, j, where);
@@ -243,6 +257,8 @@ Result<Task> load_task(const fs::path& dir, const std::string& key) {
     return parse_task(dir, key);
   } catch (const Error& e) {
     return e;
+  } catch (const Json::exception& e) {  // a field of the wrong type, read with Json::value()
+    return Error(ErrorKind::suite, "{}: {}", (dir / "task.json").string(), e.what());
   }
 }
 

@@ -47,6 +47,9 @@ struct Task {
   std::vector<std::string> dtypes;
   Json precision = "default";
   std::vector<int> mutated_args;
+  /// Judge against the reference evaluated in float64 and rounded to its normal output dtypes
+  /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
+  bool exact_reference = false;
   std::vector<TestCase> cases;
   std::vector<Workload> workloads;  ///< empty when the task has no perf section
   std::string bytes_model;          ///< the perf.bytes expression

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""End-to-end runner: drives the real kbx binary through data-driven .case files (STYLE.md section 7).
+
+A .case file is a sequence of steps; each step may be followed by a `----` block of expectations.
+
+  # name: ...                      comment lines (# ...) are ignored
+  write REL_PATH                   write the following lines, up to a line `end`, to {tmp}/REL_PATH
+  run [exit=N] COMMAND             run COMMAND (shell words; substitutions below); default exit 0
+  kill9_after N COMMAND            start COMMAND, wait until its {out}/kbx.db holds N evaluations,
+                                   then SIGKILL it (it must still be running)
+  ----                             expectations about the last step:
+    metric FILE FIELD VALUE        metrics.json entry for task FILE (FILE#K: its K-th entry, from 0)
+    summary FIELD VALUE            a field of summary.json (dotted paths: categories.Math.total)
+    count_metrics N                number of entries in metrics.json
+    stdout contains TEXT / stderr contains TEXT / stderr lacks TEXT
+    db SQL => VALUE                first column of the first row of SQL on {out}/kbx.db
+    exit N                         the exit status (same as run exit=N)
+
+Substitutions: {file:PATH} a file's content, {json:PATH} the same as a JSON string, {kbx} the binary, {python} the interpreter, {root} the repository, {tmp} the case's
+fresh temporary folder, {out} = {tmp}/out, {examples} = {root}/examples, {cache} a cache folder
+shared by the cases of one ctest run (reference outputs).
+VALUE is parsed as JSON when it can be (true, 3, 1.5, "x"), else compared as a string.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+STEPS = ("write", "run", "kill9_after")
+
+
+class CaseFailure(Exception):
+    pass
+
+
+def parse_value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+class Runner:
+    def __init__(self, kbx: str, python: str, case: pathlib.Path, tmp: pathlib.Path, cache: pathlib.Path):
+        self.case = case
+        self.tmp = tmp
+        self.vars = {
+            "kbx": kbx, "python": python, "root": str(ROOT), "tmp": str(tmp), "out": str(tmp / "out"),
+            "examples": str(ROOT / "examples"), "cache": str(cache),
+        }
+        self.last: subprocess.CompletedProcess | None = None
+        self.expected_exit = 0
+
+    def sub(self, text: str) -> str:
+        for k, v in self.vars.items():
+            text = text.replace("{" + k + "}", v)
+        # {file:PATH}: the file's content; {json:PATH}: the same as a JSON string literal.
+        text = re.sub(r"\{file:([^}]+)\}", lambda m: pathlib.Path(m.group(1)).read_text().rstrip("\n"), text)
+        return re.sub(r"\{json:([^}]+)\}", lambda m: json.dumps(pathlib.Path(m.group(1)).read_text()), text)
+
+    def env(self) -> dict:
+        env = dict(os.environ)
+        env["KBX_PYTHON"] = self.vars["python"]
+        env["KBX_CACHE_DIR"] = self.vars["cache"]
+        env["NO_COLOR"] = "1"
+        return env
+
+    # -- steps ---------------------------------------------------------------------------
+    def step_run(self, rest: str) -> None:
+        self.expected_exit = 0
+        if rest.startswith("exit="):
+            code, rest = rest.split(" ", 1)
+            self.expected_exit = int(code[len("exit="):])
+        argv = shlex.split(self.sub(rest))
+        started = time.time()
+        self.last = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=900)
+        print(f"$ {' '.join(argv)}   [exit {self.last.returncode}, {time.time() - started:.1f} s]")
+        self.check_exit(self.expected_exit)
+
+    def step_kill9_after(self, rest: str) -> None:
+        n, command = rest.split(" ", 1)
+        argv = shlex.split(self.sub(command))
+        db = pathlib.Path(self.vars["out"]) / "kbx.db"
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env())
+        deadline = time.time() + 600
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                out, err = proc.communicate()
+                raise CaseFailure(f"kill9_after: the command finished before {n} evaluations:\n{err}")
+            if self.count_evaluations(db) >= int(n):
+                break
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            raise CaseFailure(f"kill9_after: {n} evaluations never appeared")
+        os.kill(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        self.last = subprocess.CompletedProcess(argv, -9, out, err)
+        self.expected_exit = -9
+        print(f"$ {' '.join(argv)}   [killed -9 after {n} evaluations]")
+
+    @staticmethod
+    def count_evaluations(db: pathlib.Path) -> int:
+        if not db.exists():
+            return 0
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+                return con.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+    # -- expectations --------------------------------------------------------------------
+    def check_exit(self, code: int) -> None:
+        if self.last.returncode != code:
+            raise CaseFailure(f"exit status {self.last.returncode}, expected {code}\n"
+                              f"--- stdout\n{self.last.stdout}\n--- stderr\n{self.last.stderr}")
+
+    def load_json(self, name: str):
+        path = pathlib.Path(self.vars["out"]) / name
+        if not path.exists():
+            raise CaseFailure(f"{name} was not written")
+        return json.loads(path.read_text())
+
+    def expect(self, line: str) -> None:
+        kind, _, rest = line.partition(" ")
+        if kind == "exit":
+            self.check_exit(int(rest))
+        elif kind == "metric":
+            file, field, value = rest.split(" ", 2)
+            self.expect_metric(file, field, parse_value(self.sub(value)))
+        elif kind == "summary":
+            field, value = rest.split(" ", 1)
+            node = self.load_json("summary.json")
+            for part in field.split("."):
+                node = node[part]
+            self.equal(f"summary.json {field}", node, parse_value(value))
+        elif kind == "count_metrics":
+            self.equal("metrics.json entries", len(self.load_json("metrics.json")), int(rest))
+        elif kind in ("stdout", "stderr"):
+            verb, _, text = rest.partition(" ")
+            stream = self.last.stdout if kind == "stdout" else self.last.stderr
+            text = self.sub(text)
+            if verb == "contains" and text not in stream:
+                raise CaseFailure(f"{kind} lacks {text!r}:\n{stream}")
+            if verb == "lacks" and text in stream:
+                raise CaseFailure(f"{kind} contains {text!r}:\n{stream}")
+        elif kind == "db":
+            sql, _, value = rest.partition(" => ")
+            with sqlite3.connect(pathlib.Path(self.vars["out"]) / "kbx.db") as con:
+                row = con.execute(sql).fetchone()
+            self.equal(f"db {sql}", row[0] if row else None, parse_value(value))
+        else:
+            raise CaseFailure(f"unknown expectation {line!r}")
+
+    def expect_metric(self, file: str, field: str, value) -> None:
+        index = 0
+        if "#" in file:
+            file, k = file.split("#")
+            index = int(k)
+        entries = [m for m in self.load_json("metrics.json") if m["file"] == file]
+        if len(entries) <= index:
+            raise CaseFailure(f"metrics.json has {len(entries)} entries for {file}")
+        entry = entries[index]
+        if field not in entry:
+            raise CaseFailure(f"metrics.json entry for {file} has no field {field!r}")
+        self.equal(f"{file} {field} (detail: {entry.get('detail', '')})", entry[field], value)
+
+    @staticmethod
+    def equal(what: str, got, want) -> None:
+        if got != want:
+            raise CaseFailure(f"{what}: got {got!r}, expected {want!r}")
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self) -> None:
+        lines = self.case.read_text().splitlines()
+        i = 0
+        in_expect = False
+        while i < len(lines):
+            line = lines[i].rstrip()
+            i += 1
+            if not line.strip() or line.lstrip().startswith("#"):
+                in_expect = False if not line.strip() else in_expect
+                continue
+            if line == "----":
+                in_expect = True
+                continue
+            verb, _, rest = line.partition(" ")
+            if in_expect and verb not in STEPS:
+                self.expect(line.strip())
+                continue
+            in_expect = False
+            if verb == "write":
+                body = []
+                while lines[i] != "end":
+                    body.append(lines[i])
+                    i += 1
+                i += 1
+                path = self.tmp / rest
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(self.sub("\n".join(body)) + "\n")
+            elif verb == "run":
+                self.step_run(rest)
+            elif verb == "kill9_after":
+                self.step_kill9_after(rest)
+            else:
+                raise CaseFailure(f"{self.case.name}:{i}: unknown step {verb!r}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="run kbx end-to-end .case files")
+    ap.add_argument("--kbx", required=True)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    ap.add_argument("cases", nargs="+", type=pathlib.Path)
+    a = ap.parse_args()
+    cache = pathlib.Path(os.environ.get("KBX_E2E_CACHE", tempfile.gettempdir())) / "kbx-e2e-cache"
+    failed = 0
+    for case in a.cases:
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="kbx-e2e-"))
+        try:
+            Runner(a.kbx, a.python, case, tmp, cache).run()
+            print(f"PASS {case.name}")
+        except (CaseFailure, subprocess.TimeoutExpired) as e:
+            failed += 1
+            print(f"FAIL {case.name}: {e}")
+        finally:
+            if not a.keep:
+                subprocess.run(["rm", "-rf", str(tmp)])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
