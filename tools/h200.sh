@@ -25,7 +25,7 @@ timed_eval() {  # name source [args...]
   local rc=$?
   t1=$(date +%s.%N)
   local wall
-  wall=$(echo "$t1 - $t0" | bc)
+  wall=$("$py" -c "print(round($t1 - $t0, 2))")
   echo
   echo "== $name: kbx eval $src $* -> exit $rc, wall ${wall} s"
   tail -n 25 "$results/$name.log" | grep -v '^\[' || true
