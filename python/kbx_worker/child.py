@@ -123,11 +123,11 @@ def init_device(config: WorkerConfig) -> DeviceState:
 
     if config.threads:
         torch.set_num_threads(config.threads)
-    if config.role == "reference":
-        # float32 references are float32-exact: no TF32 in matmuls or cuDNN convolutions, so a
-        # candidate that computes in true float32 is judged (and timed) against the same arithmetic.
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    # float32 is float32-exact in every worker: no TF32 in cuBLAS matmuls or cuDNN convolutions
+    # (cuDNN's default would be TF32), so references are exact and a candidate's PyTorch calls run
+    # the same arithmetic as the reference they are timed against.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     if config.device != "cuda":
         return DeviceState("cpu", env.describe_cpu(torch.get_num_threads()))
     if config.gpu is not None:

@@ -28,11 +28,11 @@ _perf_counter = time.perf_counter
 class Settings:
     """The `settings` of a time request; missing fields take these defaults."""
 
-    warmup_ms: float = 10.0
+    warmup_ms: float = 5.0
     warmup_min_calls: int = 2
     min_samples: int = 10
     max_samples: int = 100
-    budget_ms: float = 40.0
+    budget_ms: float = 20.0
     flush_l2: bool = True
 
     @classmethod
@@ -83,8 +83,8 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
               flush_buffer) -> dict:
     try:
-        args, kwargs = ValueBuilder(workload["seed"], "cuda", builders).build_call(
-            workload["args"], workload["kwargs"])
+        builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
+        args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
         _manual_seed(workload["seed"])
         samples, warmup_calls = sample(lambda: entry(*args, **kwargs), settings,
                                        flush_buffer if settings.flush_l2 else None)

@@ -24,15 +24,25 @@ def torch_dtype(name: str):
 
 
 class ValueBuilder:
-    """Turns value specs into values, drawing every random tensor from one CPU generator."""
+    """Turns value specs into values, drawing every random tensor from one seeded generator.
 
-    def __init__(self, seed: int, device: str, builders: Any = None):
+    Test cases draw on the CPU, so the same seed gives the same inputs on every device; perf
+    workloads (draw_on_device=True) draw on the run's device.
+    """
+
+    def __init__(self, seed: int, device: str, builders: Any = None, draw_on_device: bool = False):
         import torch
 
         self.device = device
         self.builders = builders
         self.gen = torch.Generator(device="cpu")
         self.gen.manual_seed(int(seed))
+        # Perf workloads reach gigabytes: drawing them on the GPU takes milliseconds instead of
+        # seconds. Builders always get the CPU generator (they may draw on the CPU and move).
+        self.tensor_gen = self.gen
+        if draw_on_device and device != "cpu":
+            self.tensor_gen = torch.Generator(device=device)
+            self.tensor_gen.manual_seed(int(seed))
 
     def build_call(self, args: list, kwargs: dict) -> tuple[list, dict]:
         """The call's arguments, in the order the determinism rule draws them.
@@ -103,7 +113,7 @@ class ValueBuilder:
             raise InputError(f"builder {name!r} raised {type(e).__name__}: {e}") from e
 
     def _build_tensor(self, body: Any):
-        return make_tensor(body, self.gen, self.device)
+        return make_tensor(body, self.tensor_gen, self.device)
 
 
 def _draw(init: str, body: dict, shape: list, draw_dtype, gen):
@@ -114,36 +124,36 @@ def _draw(init: str, body: dict, shape: list, draw_dtype, gen):
         numel *= int(d)
     if init == "randn":
         mean, std = float(body.get("mean", 0.0)), float(body.get("std", 1.0))
-        return torch.randn(shape, generator=gen, dtype=draw_dtype) * std + mean
+        return torch.randn(shape, generator=gen, dtype=draw_dtype, device=gen.device) * std + mean
     if init == "rand":
         low, high = float(body.get("low", 0.0)), float(body.get("high", 1.0))
-        return torch.rand(shape, generator=gen, dtype=draw_dtype) * (high - low) + low
+        return torch.rand(shape, generator=gen, dtype=draw_dtype, device=gen.device) * (high - low) + low
     if init == "randint":
         if "high" not in body:
             raise InputError("'randint' needs 'high'")
         return torch.randint(int(body.get("low", 0)), int(body["high"]), shape, generator=gen,
-                             dtype=torch.int64)
+                             dtype=torch.int64, device=gen.device)
     if init == "bernoulli":
         p = float(body.get("p", 0.5))
-        return torch.rand(shape, generator=gen, dtype=torch.float64) < p
+        return torch.rand(shape, generator=gen, dtype=torch.float64, device=gen.device) < p
     if init == "randperm":
-        return torch.randperm(numel, generator=gen, dtype=torch.int64).reshape(shape)
+        return torch.randperm(numel, generator=gen, dtype=torch.int64, device=gen.device).reshape(shape)
     if init == "arange":
         start, step = body.get("start", 0), body.get("step", 1)
-        return (torch.arange(numel, dtype=torch.float64) * step + start).reshape(shape)
+        return (torch.arange(numel, dtype=torch.float64, device=gen.device) * step + start).reshape(shape)
     if init == "zeros":
-        return torch.zeros(shape, dtype=draw_dtype)
+        return torch.zeros(shape, dtype=draw_dtype, device=gen.device)
     if init == "ones":
-        return torch.ones(shape, dtype=draw_dtype)
+        return torch.ones(shape, dtype=draw_dtype, device=gen.device)
     if init == "full":
         if "value" not in body:
             raise InputError("'full' needs 'value'")
-        return torch.full(shape, float(body["value"]), dtype=torch.float64)
+        return torch.full(shape, float(body["value"]), dtype=torch.float64, device=gen.device)
     raise InputError(f"unknown tensor init {init!r}")
 
 
 def make_tensor(body: dict, gen, device: str):
-    """One tensor from a `{"tensor": body}` spec, drawn from `gen` on the CPU, then moved."""
+    """One tensor from a `{"tensor": body}` spec, drawn from `gen` on its device, then moved."""
     import torch
 
     if not isinstance(body, dict):
@@ -170,11 +180,9 @@ def make_tensor(body: dict, gen, device: str):
         raise InputError("'outliers' takes an object like {\"p\": 0.001, \"scale\": 10.0}")
     if outliers:
         p, scale = float(outliers.get("p", 0.0)), float(outliers.get("scale", 1.0))
-        mask = torch.rand(shape, generator=gen, dtype=torch.float64) < p
+        mask = torch.rand(shape, generator=gen, dtype=torch.float64, device=gen.device) < p
         value = torch.where(mask, value * scale, value)
-    value = value.to(dtype)
-    if body.get("device") != "cpu":
-        value = value.to(device)
+    value = value.to(dtype).to("cpu" if body.get("device") == "cpu" else device)
     if body.get("requires_grad"):
         value.requires_grad_(True)
     return value

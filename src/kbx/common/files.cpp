@@ -13,7 +13,8 @@ namespace kbx {
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) {  // a folder opens, then reads as empty
     throw Error(ErrorKind::io, "cannot read '{}'", path.string());
   }
   std::ostringstream ss;
@@ -23,17 +24,20 @@ std::string read_file(const std::filesystem::path& path) {
 
 std::string read_file_tail(const std::filesystem::path& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) {  // a folder "opens" with a huge size
     return {};
   }
   auto size = static_cast<std::size_t>(in.tellg());
   std::size_t start = size > max_bytes ? size - max_bytes : 0;
-  in.seekg(static_cast<std::streamoff>(start));
-  std::string text(size - start, '\0');
+  // Read the byte before the cut too: if it ends a line, the tail starts with a whole line.
+  std::size_t from = start > 0 ? start - 1 : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string text(size - from, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (start > 0) {
     auto nl = text.find('\n');
-    text = "..." + (nl == std::string::npos ? text : text.substr(nl));
+    text = "..." + (nl == std::string::npos ? text.substr(1) : text.substr(nl));
   }
   return text;
 }

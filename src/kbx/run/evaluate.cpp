@@ -138,13 +138,15 @@ struct Evaluation {
                             {"cases", cases}},
                        {}};
     int timeout = ctx.options.cases_timeout_s;
-    auto start = Clock::now();
     sandbox::Reply reply;
     {
+      auto waiting = Clock::now();
       SharedGpuHold hold(ctx.gpu_lock);
+      rec.time_queue_ms += ms_since(waiting);
+      auto start = Clock::now();
       reply = worker->request(req, Clock::now() + std::chrono::seconds(timeout));
+      rec.time_cases_ms = ms_since(start);
     }
-    rec.time_cases_ms = ms_since(start);
     if (!reply.ok()) {
       fail_no_reply(reply, "cases", timeout);
       return false;
@@ -232,8 +234,10 @@ struct Evaluation {
       rec.perf_note = "perf skipped: the task has no perf workloads";
       return;
     }
-    auto start = Clock::now();
+    auto waiting = Clock::now();
     ExclusiveGpuHold hold(ctx.gpu_lock);
+    rec.time_queue_ms += ms_since(waiting);
+    auto start = Clock::now();
     bool fresh = false;
     auto ref = ctx.references.timings(task, ctx.gpu, fresh);
     if (!ref) {
@@ -304,7 +308,9 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
 
   std::shared_ptr<const CaseOutputs> expected;
   {
+    auto waiting = Clock::now();
     SharedGpuHold hold(ctx.gpu_lock);
+    ev.rec.time_queue_ms += ms_since(waiting);
     auto outputs = ctx.references.case_outputs(task, ctx.gpu);
     if (!outputs) {
       ev.finish("skipped", "reference_error", outputs.error().what());
@@ -315,7 +321,7 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   }
   auto queued = Clock::now();
   ev.worker = ctx.pool.acquire(ctx.gpu);
-  ev.rec.time_queue_ms = ms_since(queued);
+  ev.rec.time_queue_ms += ms_since(queued);
   if (ev.load() && ev.run_cases(*expected)) {
     ev.run_perf();
   }

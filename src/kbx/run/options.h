@@ -16,7 +16,7 @@ struct TimingSettings {
   int warmup_min_calls = 2;
   int min_samples = 10;
   int max_samples = 100;
-  double budget_ms = 25;
+  double budget_ms = 20;
   bool flush_l2 = true;
 
   [[nodiscard]] Json to_json() const;

@@ -97,9 +97,10 @@ std::optional<Result<Frame>> FrameReader::next() {
   const std::uint8_t* p = buffer_.data() + consumed_;
   std::uint64_t header_len = get_le(p, 4);
   std::uint64_t payload_len = get_le(p + 4, 8);
-  if (header_len + payload_len > max_frame_bytes) {
-    return Result<Frame>(Error(ErrorKind::protocol, "frame of {} bytes exceeds the 4 GiB limit",
-                               header_len + payload_len));
+  if (payload_len > max_frame_bytes || header_len + payload_len > max_frame_bytes) {
+    return Result<Frame>(Error(ErrorKind::protocol,
+                               "frame of {} header and {} payload bytes exceeds the 4 GiB limit",
+                               header_len, payload_len));
   }
   if (avail < prefix_bytes + header_len + payload_len) {
     return std::nullopt;
@@ -111,7 +112,8 @@ std::optional<Result<Frame>> FrameReader::next() {
   } catch (const Json::parse_error& e) {
     return Result<Frame>(Error(ErrorKind::protocol, "frame header is not JSON: {}", e.what()));
   }
-  if (!frame.header.is_object() || !frame.header.contains("op")) {
+  if (!frame.header.is_object() || !frame.header.contains("op") ||
+      !frame.header["op"].is_string()) {
     return Result<Frame>(Error(ErrorKind::protocol, "frame header is not an object with an 'op'"));
   }
   const std::uint8_t* body = p + prefix_bytes + header_len;
@@ -185,13 +187,18 @@ Result<TensorBlob> decode_tensor(const Json& desc, const std::vector<std::uint8_
     t.device = desc.value("device", "");
     auto offset = desc.at("offset").get<std::uint64_t>();
     auto nbytes = desc.at("nbytes").get<std::uint64_t>();
+    std::uint64_t expected_nbytes = element_size(t.dtype);
+    bool overflow = false;
     for (auto d : t.shape) {
       if (d < 0) {
         return Error(ErrorKind::protocol, "negative dimension in {}", desc.dump());
       }
+      overflow = overflow || __builtin_mul_overflow(expected_nbytes, static_cast<std::uint64_t>(d),
+                                                    &expected_nbytes);
     }
-    if (offset + nbytes > payload.size() ||
-        nbytes != static_cast<std::uint64_t>(t.numel()) * element_size(t.dtype)) {
+    // Written so that no sum or product can wrap around: the worker is not trusted.
+    if (overflow || nbytes != expected_nbytes || offset > payload.size() ||
+        nbytes > payload.size() - offset) {
       return Error(ErrorKind::protocol, "tensor {} does not fit its payload of {} bytes", desc.dump(),
                    payload.size());
     }
@@ -211,7 +218,8 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
   std::vector<OutputLeaf> leaves;
   for (const auto& o : outputs) {
     OutputLeaf leaf;
-    if (!o.is_object() || !o.contains("path") || !o.contains("kind")) {
+    if (!o.is_object() || !o.contains("path") || !o.contains("kind") || !o["path"].is_string() ||
+        !o["kind"].is_string()) {
       return Error(ErrorKind::protocol, "bad output leaf {}", o.dump());
     }
     leaf.path = o["path"].get<std::string>();
@@ -227,7 +235,11 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
       }
       leaf.tensor = std::move(t).value();
     } else if (leaf.kind == LeafKind::scalar) {
-      leaf.value = Json{{"dtype", o.value("dtype", "float64")}, {"value", o.value("value", Json())}};
+      Json dtype = o.value("dtype", Json("float64"));
+      if (!dtype.is_string()) {
+        return Error(ErrorKind::protocol, "bad scalar dtype in {}", o.dump());
+      }
+      leaf.value = Json{{"dtype", dtype}, {"value", o.value("value", Json())}};
     } else if (leaf.kind != LeafKind::none) {
       leaf.value = o.value("value", Json(""));
     }

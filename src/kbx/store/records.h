@@ -86,7 +86,7 @@ struct EvaluationRecord {
   bool perf_ok = false;     ///< timed on every workload, candidate and reference
   std::string perf_note;    ///< why perf is missing ("perf skipped: --device cpu"), empty when perf_ok
   std::int64_t triton_launches = 0;
-  double time_queue_ms = 0;    ///< waiting for a warm worker
+  double time_queue_ms = 0;    ///< waiting: for a warm worker, and for the GPU (timing is exclusive)
   double time_load_ms = 0;     ///< compiling and importing the module
   double time_cases_ms = 0;    ///< running the test cases (Triton JIT included)
   double time_compare_ms = 0;  ///< comparing in kbx

@@ -24,6 +24,9 @@ const std::string separator(146, '#');
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 bool contains_word(std::string_view text, std::string_view word) {
+  if (word.empty()) {  // a task with an empty entry name: find("") would never advance
+    return false;
+  }
   std::size_t pos = 0;
   while ((pos = text.find(word, pos)) != std::string_view::npos) {
     bool left = pos == 0 || !is_word_char(text[pos - 1]);
@@ -114,8 +117,8 @@ std::string strip_fences(std::string_view text) {
   static const std::regex fence(R"(```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n)");
   std::string s(text);
   std::smatch m;
-  std::string first_any;
-  bool have_any = false;
+  std::optional<std::string> first_unlabelled;
+  std::optional<std::string> first_other;  // ```bash and the like: only if nothing else is fenced
   auto begin = s.cbegin();
   while (std::regex_search(begin, s.cend(), m, fence)) {
     std::string lang = m[1].str();
@@ -127,16 +130,16 @@ std::string strip_fences(std::string_view text) {
     if (lang == "python" || lang == "py" || lang == "python3") {
       return body;
     }
-    if (!have_any) {
-      first_any = body;
-      have_any = true;
+    auto& slot = lang.empty() ? first_unlabelled : first_other;
+    if (!slot) {
+      slot = body;
     }
     if (close == std::string::npos) {
       break;
     }
     begin = body_start + static_cast<std::ptrdiff_t>(close + 3);
   }
-  return have_any ? first_any : s;
+  return first_unlabelled ? *first_unlabelled : first_other ? *first_other : s;
 }
 
 std::string cut_at_separator(std::string_view code) {

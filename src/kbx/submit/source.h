@@ -35,8 +35,9 @@ struct SourceContents {
 /// Throws Error(input) only when SOURCE itself is unusable (missing, unreadable, wrong kind).
 SourceContents read_source(const std::filesystem::path& source, const suite::Suite& suite);
 
-/// The code inside the first ```python (or ```py, or unlabelled) fenced block, or the text
-/// itself when it has no fence. An unterminated fence runs to the end of the text.
+/// The code inside the first ```python (or ```py) fenced block, else the first unlabelled one,
+/// else the first block in another language, or the text itself when it has no fence. An
+/// unterminated fence runs to the end of the text.
 std::string strip_fences(std::string_view text);
 
 /// The code above the first run of 146 '#' (KernelBench-X's separator before its tests).

@@ -1,0 +1,220 @@
+// Tests of decoding `cases` and `timings` replies, and of describing worker errors.
+#include "kbx/run/replies.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kbx::run {
+namespace {
+
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+
+sandbox::Frame reply(const Json& header, std::vector<std::uint8_t> payload = {}) {
+  sandbox::Frame f;
+  f.header = header;
+  f.payload = std::move(payload);
+  return f;
+}
+
+sandbox::Frame cases_reply(const Json& results, std::vector<std::uint8_t> payload = {}) {
+  return reply(Json{{"op", "cases"}, {"results", results}, {"triton_launches", 1}},
+               std::move(payload));
+}
+
+sandbox::Frame timings_reply(const Json& results) {
+  return reply(Json{{"op", "timings"}, {"results", results}});
+}
+
+std::string case_error(const sandbox::Frame& f) {
+  auto r = decode_case_results(f);
+  if (r) {
+    ADD_FAILURE() << "expected an error for " << f.header.dump();
+    return {};
+  }
+  EXPECT_EQ(r.error().kind(), ErrorKind::protocol);
+  return r.error().what();
+}
+
+std::string timings_error(const sandbox::Frame& f) {
+  auto r = decode_timings(f);
+  if (r) {
+    ADD_FAILURE() << "expected an error for " << f.header.dump();
+    return {};
+  }
+  EXPECT_EQ(r.error().kind(), ErrorKind::protocol);
+  return r.error().what();
+}
+
+TEST(DecodeCaseResults, DecodesOkErrorAndNotRunResultsInOrder) {
+  std::vector<std::uint8_t> payload(8);
+  float values[2] = {1.5F, -1.0F};
+  std::memcpy(payload.data(), values, 8);
+  Json results = Json::array(
+      {{{"index", 0},
+        {"status", "ok"},
+        {"time_ms", 1.25},
+        {"triton_launches", 2},
+        {"outputs",
+         {{{"path", "out"},
+           {"kind", "tensor"},
+           {"tensor",
+            {{"dtype", "float32"},
+             {"shape", {2}},
+             {"device", "cuda"},
+             {"offset", 0},
+             {"nbytes", 8}}}}}}},
+       {{"index", 1},
+        {"status", "error"},
+        {"time_ms", 0.5},
+        {"error", {{"kind", "runtime_error"}, {"type", "ValueError"}, {"message", "bad"}}}},
+       {{"index", 2}, {"status", "not_run"}}});
+  auto r = decode_case_results(cases_reply(results, payload));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  ASSERT_EQ(r->size(), 3U);
+  const auto& ok = (*r)[0];
+  EXPECT_EQ(ok.index, 0);
+  EXPECT_EQ(ok.status, "ok");
+  EXPECT_EQ(ok.time_ms, 1.25);
+  EXPECT_EQ(ok.triton_launches, 2);
+  ASSERT_EQ(ok.outputs.size(), 1U);
+  EXPECT_EQ(ok.outputs[0].tensor.real_at(0), 1.5);
+  const auto& err = (*r)[1];
+  EXPECT_EQ(err.status, "error");
+  EXPECT_EQ(err.triton_launches, 0);
+  EXPECT_EQ(err.error["type"], "ValueError");
+  EXPECT_TRUE(err.outputs.empty());
+  EXPECT_EQ((*r)[2].status, "not_run");
+  EXPECT_EQ((*r)[2].time_ms, 0);
+}
+
+TEST(DecodeCaseResults, OkResultWithoutOutputsHasNoLeaves) {
+  auto r = decode_case_results(cases_reply(Json::array({{{"index", 0}, {"status", "ok"}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_TRUE((*r)[0].outputs.empty());
+}
+
+TEST(DecodeCaseResults, ReplyOfAnotherOpIsAnErrorNamingIt) {
+  EXPECT_CONTAINS(case_error(reply(Json{{"op", "error"}, {"error", {{"kind", "protocol_error"}}}})),
+                  "got 'error'");
+}
+
+TEST(DecodeCaseResults, ReplyWithoutAResultsArrayIsAnError) {
+  case_error(reply(Json{{"op", "cases"}}));
+  case_error(reply(Json{{"op", "cases"}, {"results", {{"index", 0}}}}));
+}
+
+TEST(DecodeCaseResults, ResultMissingItsIndexOrStatusIsAnError) {
+  EXPECT_CONTAINS(case_error(cases_reply(Json::array({{{"status", "ok"}}}))),
+                  "malformed 'cases' reply");
+  case_error(cases_reply(Json::array({{{"index", 0}}})));
+  case_error(cases_reply(Json::array({{{"index", "0"}, {"status", "ok"}}})));
+  case_error(cases_reply(Json::array({1, 2})));
+}
+
+TEST(DecodeCaseResults, ResultWithIllTypedNumbersIsAnError) {
+  case_error(cases_reply(Json::array({{{"index", 0}, {"status", "ok"}, {"time_ms", "fast"}}})));
+  case_error(
+      cases_reply(Json::array({{{"index", 0}, {"status", "ok"}, {"triton_launches", nullptr}}})));
+}
+
+TEST(DecodeCaseResults, UnknownStatusIsAnError) {
+  EXPECT_CONTAINS(case_error(cases_reply(Json::array({{{"index", 0}, {"status", "maybe"}}}))),
+                  "unknown case status 'maybe'");
+}
+
+TEST(DecodeCaseResults, ErrorResultWhoseErrorIsNotAnObjectIsAnError) {
+  case_error(cases_reply(Json::array({{{"index", 0}, {"status", "error"}, {"error", "boom"}}})));
+}
+
+TEST(DecodeCaseResults, OutputThatDoesNotFitThePayloadIsAnError) {
+  Json results = Json::array(
+      {{{"index", 0},
+        {"status", "ok"},
+        {"outputs",
+         {{{"path", "out"},
+           {"kind", "tensor"},
+           {"tensor", {{"dtype", "float32"}, {"shape", {4}}, {"offset", 0}, {"nbytes", 16}}}}}}}});
+  EXPECT_CONTAINS(case_error(cases_reply(results, std::vector<std::uint8_t>(8))), "does not fit");
+}
+
+TEST(DecodeTimings, DecodesSamplesAndErrors) {
+  Json results = Json::array(
+      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.25}}, {"warmup_calls", 3}},
+       {{"index", 1},
+        {"status", "error"},
+        {"error",
+         {{"kind", "out_of_memory"}, {"type", "OutOfMemoryError"}, {"message", "CUDA"}}}}});
+  auto r = decode_timings(timings_reply(results));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  ASSERT_EQ(r->size(), 2U);
+  EXPECT_EQ((*r)[0].workload, 0);
+  EXPECT_EQ((*r)[0].status, "ok");
+  EXPECT_EQ((*r)[0].samples_ms, (std::vector<double>{0.5, 0.25}));
+  EXPECT_EQ((*r)[0].warmup_calls, 3);
+  EXPECT_EQ((*r)[1].workload, 1);
+  EXPECT_EQ((*r)[1].status, "error");
+  EXPECT_EQ((*r)[1].error, "OutOfMemoryError: CUDA");
+  EXPECT_TRUE((*r)[1].samples_ms.empty());
+}
+
+TEST(DecodeTimings, OkResultWithNoSamplesBecomesAnError) {
+  auto r = decode_timings(timings_reply(
+      Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", Json::array()}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].status, "error");
+  EXPECT_EQ((*r)[0].error, "no samples");
+}
+
+TEST(DecodeTimings, ReplyOfAnotherOpOrWithoutResultsIsAnError) {
+  EXPECT_CONTAINS(timings_error(reply(Json{{"op", "cases"}, {"results", Json::array()}})),
+                  "got 'cases'");
+  timings_error(reply(Json{{"op", "timings"}}));
+}
+
+TEST(DecodeTimings, ResultsThatAreNotAnArrayAreAnError) {
+  timings_error(
+      reply(Json{{"op", "timings"},
+                 {"results", {{"w", {{"index", 0}, {"status", "ok"}, {"samples_ms", {1.0}}}}}}}));
+  timings_error(reply(Json{{"op", "timings"}, {"results", 3}}));
+}
+
+TEST(DecodeTimings, MalformedResultsAreErrors) {
+  EXPECT_CONTAINS(timings_error(timings_reply(Json::array({{{"index", 0}, {"status", "ok"}}}))),
+                  "malformed 'timings' reply");
+  timings_error(
+      timings_reply(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {"x"}}}})));
+  timings_error(timings_reply(Json::array({{{"status", "ok"}, {"samples_ms", {1.0}}}})));
+  timings_error(
+      timings_reply(Json::array({{{"index", 0}, {"status", "error"}, {"error", "boom"}}})));
+}
+
+TEST(DescribeWorkerError, JoinsTypeAndMessage) {
+  EXPECT_EQ(describe_worker_error(
+                Json{{"kind", "runtime_error"},
+                     {"type", "TypeError"},
+                     {"message", "softmax() missing 1 required positional argument: 'dim'"},
+                     {"traceback", "..."}}),
+            "TypeError: softmax() missing 1 required positional argument: 'dim'");
+}
+
+TEST(DescribeWorkerError, FallsBackFromTypeToMessageToKind) {
+  EXPECT_EQ(describe_worker_error(Json{{"type", "KeyError"}, {"message", ""}}), "KeyError");
+  EXPECT_EQ(describe_worker_error(Json{{"message", "no entry point"}}), "no entry point");
+  EXPECT_EQ(describe_worker_error(Json{{"kind", "no_entry"}}), "no_entry");
+  EXPECT_EQ(describe_worker_error(Json::object()), "error");
+}
+
+TEST(DescribeWorkerError, MalformedErrorsAreDescribedRatherThanThrown) {
+  EXPECT_NO_THROW((void)describe_worker_error(Json("boom")));
+  EXPECT_CONTAINS(describe_worker_error(Json("boom")), "boom");
+  EXPECT_NO_THROW((void)describe_worker_error(Json(nullptr)));
+  EXPECT_NO_THROW((void)describe_worker_error(Json{{"type", 3}, {"message", {1}}}));
+  EXPECT_EQ(describe_worker_error(Json{{"type", 3}, {"message", "text"}}), "text");
+}
+
+}  // namespace
+}  // namespace kbx::run

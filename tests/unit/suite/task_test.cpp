@@ -1,0 +1,106 @@
+// Tests of Task helpers, derive_seed and the resolution of cases and workloads into calls.
+#include "kbx/suite/task.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kbx/common/hash.h"
+
+namespace kbx::suite {
+namespace {
+
+Task two_case_task() {
+  Task t;
+  t.key = "Math/softmax.py";
+  t.entry = "softmax";
+  t.cases = {{"rows_2x3", Json::array({1}), Json{{"dim", 1}}},
+             {"rows_4x5", Json::array({2}), Json{{"dim", 0}}}};
+  Workload w0;
+  w0.index = 0;
+  w0.args = Json::array({{{"tensor", {{"shape", {4, 8}}}}}});
+  w0.kwargs = Json{{"dim", 1}};
+  Workload w1 = w0;
+  w1.index = 1;
+  t.workloads = {w0, w1};
+  return t;
+}
+
+TEST(Task, StemIsTheKeysFileNameWithoutPy) {
+  Task t;
+  t.key = "Optimizer/SGD.py";
+  EXPECT_EQ(t.stem(), "SGD");
+}
+
+TEST(Task, EntryNamesAreEntryThenStemThenKernelFunction) {
+  Task t;
+  t.key = "Optimizer/SGD.py";
+  t.entry = "sgd_step";
+  EXPECT_EQ(t.entry_names(), (std::vector<std::string>{"sgd_step", "SGD", "kernel_function"}));
+}
+
+TEST(DeriveSeed, IsFnv1aOfKeyWhatAndBaseMaskedTo63Bits) {
+  std::uint64_t expected = fnv1a64("Math/softmax.py|case|rows_2x3|42") & 0x7FFFFFFFFFFFFFFFULL;
+  EXPECT_EQ(derive_seed("Math/softmax.py", "case|rows_2x3", 42), expected);
+}
+
+// Values computed by tools/check_task.py's seed_for(), which the worker's inputs depend on.
+TEST(DeriveSeed, MatchesCheckTaskPy) {
+  EXPECT_EQ(derive_seed("Math/softmax.py", "case|rows_2x3", 0), 3954666846550594070ULL);
+  EXPECT_EQ(derive_seed("Math/softmax.py", "case|rows_2x3", 42), 7732166795186841968ULL);
+  EXPECT_EQ(derive_seed("Math/softmax.py", "perf|1", 7), 8017323169767102532ULL);
+}
+
+TEST(DeriveSeed, NeverSetsTheTopBit) {
+  for (int base = 0; base < 200; ++base) {
+    EXPECT_EQ(derive_seed("Reduce/sum.py", "case|c", base) >> 63, 0U) << base;
+  }
+}
+
+TEST(ResolveCases, GivesEachCaseItsIndexNameValuesAndDerivedSeed) {
+  Task t = two_case_task();
+  auto calls = resolve_cases(t, 42);
+  ASSERT_EQ(calls.size(), 2U);
+  EXPECT_EQ(calls[1].index, 1);
+  EXPECT_EQ(calls[1].name, "rows_4x5");
+  EXPECT_EQ(calls[1].seed, derive_seed("Math/softmax.py", "case|rows_4x5", 42));
+  EXPECT_EQ(calls[1].args, Json::array({2}));
+  EXPECT_EQ(calls[1].kwargs, (Json{{"dim", 0}}));
+  EXPECT_EQ(calls[0].seed, 7732166795186841968ULL);
+}
+
+TEST(ResolveCases, SeedFollowsTheCaseNameNotItsPosition) {
+  Task t = two_case_task();
+  auto before = resolve_cases(t, 0);
+  std::swap(t.cases[0], t.cases[1]);
+  auto after = resolve_cases(t, 0);
+  EXPECT_EQ(after[1].name, "rows_2x3");
+  EXPECT_EQ(after[1].seed, before[0].seed);
+}
+
+TEST(ResolveCases, DifferentRunSeedsGiveDifferentCaseSeeds) {
+  Task t = two_case_task();
+  EXPECT_NE(resolve_cases(t, 0)[0].seed, resolve_cases(t, 1)[0].seed);
+  EXPECT_EQ(resolve_cases(t, 5)[0].seed, resolve_cases(t, 5)[0].seed);
+}
+
+TEST(ResolveWorkloads, NamesWorkloadsPerfIndexAndSeedsThemByIndex) {
+  Task t = two_case_task();
+  auto calls = resolve_workloads(t, 7);
+  ASSERT_EQ(calls.size(), 2U);
+  EXPECT_EQ(calls[1].index, 1);
+  EXPECT_EQ(calls[1].name, "perf/1");
+  EXPECT_EQ(calls[1].seed, 8017323169767102532ULL);
+  EXPECT_EQ(calls[0].seed, derive_seed("Math/softmax.py", "perf|0", 7));
+  EXPECT_EQ(calls[1].args, t.workloads[1].args);
+  EXPECT_EQ(calls[1].kwargs, (Json{{"dim", 1}}));
+}
+
+TEST(ResolveWorkloads, TaskWithoutPerfHasNoCalls) {
+  Task t = two_case_task();
+  t.workloads.clear();
+  EXPECT_TRUE(resolve_workloads(t, 0).empty());
+}
+
+}  // namespace
+}  // namespace kbx::suite
