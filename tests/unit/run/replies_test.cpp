@@ -97,9 +97,12 @@ TEST(DecodeCaseResults, OkResultWithoutOutputsHasNoLeaves) {
   EXPECT_TRUE((*r)[0].outputs.empty());
 }
 
-TEST(DecodeCaseResults, ReplyOfAnotherOpIsAnErrorNamingIt) {
+TEST(DecodeCaseResults, ReplyOfAnotherOpIsAnErrorNamingItEvenWithResults) {
   EXPECT_CONTAINS(case_error(reply(Json{{"op", "error"}, {"error", {{"kind", "protocol_error"}}}})),
                   "got 'error'");
+  Json results = Json::array({{{"index", 0}, {"status", "not_run"}}});
+  EXPECT_CONTAINS(case_error(reply(Json{{"op", "timings"}, {"results", results}})),
+                  "got 'timings'");
 }
 
 TEST(DecodeCaseResults, ReplyWithoutAResultsArrayIsAnError) {

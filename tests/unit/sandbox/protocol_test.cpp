@@ -157,6 +157,22 @@ TEST(FrameReader, KeepsWorkingAcrossManyLargeFrames) {
   }
 }
 
+TEST(FrameReader, YieldsLargeFramesFedTogetherAcrossBufferCompaction) {
+  Bytes bytes;
+  for (int i = 0; i < 4; ++i) {
+    Bytes one = encode_frame(frame_with(Json{{"op", "chunk"}, {"i", i}}, Bytes(700'000, i)));
+    bytes.insert(bytes.end(), one.begin(), one.end());
+  }
+  FrameReader reader;
+  feed(reader, bytes);
+  for (int i = 0; i < 4; ++i) {
+    Frame f = next_ok(reader);
+    ASSERT_EQ(f.header["i"], i);
+    ASSERT_EQ(f.payload, Bytes(700'000, i));
+  }
+  EXPECT_FALSE(reader.next().has_value());
+}
+
 TEST(FrameReader, HeaderThatIsNotJsonIsAnError) {
   FrameReader reader;
   feed(reader, raw_frame("{op: x}", 0));
