@@ -213,6 +213,9 @@ Result<double> eval_expr(std::string_view text, const ExprVars& vars) {
   if (!parser.error().empty()) {
     return Error(ErrorKind::suite, "expression '{}': {}", text, parser.error());
   }
+  if (!std::isfinite(v)) {
+    return Error(ErrorKind::suite, "expression '{}' is not a finite number ({})", text, v);
+  }
   return v;
 }
 

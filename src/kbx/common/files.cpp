@@ -1,8 +1,10 @@
 // File helpers.
 #include "kbx/common/files.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -44,7 +46,8 @@ std::string read_file_tail(const std::filesystem::path& path, std::size_t max_by
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
   auto tmp = path;
-  tmp += ".tmp." + std::to_string(getpid());
+  static std::atomic<unsigned> counter{0};
+  tmp += fmt::format(".tmp.{}.{}", getpid(), counter.fetch_add(1));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {

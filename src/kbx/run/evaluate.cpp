@@ -141,7 +141,7 @@ struct Evaluation {
     sandbox::Reply reply;
     {
       auto waiting = Clock::now();
-      SharedGpuHold hold(ctx.gpu_lock);
+      sandbox::SharedGpuHold hold(ctx.gpu_lock);
       rec.time_queue_ms += ms_since(waiting);
       auto start = Clock::now();
       reply = worker->request(req, Clock::now() + std::chrono::seconds(timeout));
@@ -235,7 +235,7 @@ struct Evaluation {
       return;
     }
     auto waiting = Clock::now();
-    ExclusiveGpuHold hold(ctx.gpu_lock);
+    sandbox::ExclusiveGpuHold hold(ctx.gpu_lock);
     rec.time_queue_ms += ms_since(waiting);
     auto start = Clock::now();
     bool fresh = false;
@@ -309,7 +309,7 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   std::shared_ptr<const CaseOutputs> expected;
   {
     auto waiting = Clock::now();
-    SharedGpuHold hold(ctx.gpu_lock);
+    sandbox::SharedGpuHold hold(ctx.gpu_lock);
     ev.rec.time_queue_ms += ms_since(waiting);
     auto outputs = ctx.references.case_outputs(task, ctx.gpu);
     if (!outputs) {
@@ -322,8 +322,14 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   auto queued = Clock::now();
   ev.worker = ctx.pool.acquire(ctx.gpu);
   ev.rec.time_queue_ms += ms_since(queued);
-  if (ev.load() && ev.run_cases(*expected)) {
-    ev.run_perf();
+  try {
+    if (ev.load() && ev.run_cases(*expected)) {
+      ev.run_perf();
+    }
+  } catch (const Json::exception& e) {
+    // A reply with the right op but ill-typed fields: the worker (or code in it) broke the protocol.
+    ev.finish("worker_lost", "protocol_error", fmt::format("malformed worker reply: {}", e.what()));
+    ev.rec.call_ok = ev.rec.exe_ok = ev.rec.perf_ok = false;
   }
   if (ev.rec.outcome != "ok") {
     ev.rec.log_tail = ev.worker->log_tail(2000);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kbx/compare/tolerance.h"
-#include "kbx/run/gpu_lock.h"
+#include "kbx/sandbox/gpu_lock.h"
 #include "kbx/run/options.h"
 #include "kbx/run/reference_service.h"
 #include "kbx/sandbox/worker_pool.h"
@@ -23,7 +23,7 @@ struct EvalContext {
   sandbox::Zygote& zygote;
   sandbox::WorkerPool& pool;
   ReferenceService& references;
-  GpuLock& gpu_lock;
+  sandbox::GpuLock& gpu_lock;
   int gpu = 0;
   std::int64_t session_id = 0;
   std::string device_label;  ///< "cuda:0 NVIDIA H200" or "cpu"

@@ -172,6 +172,10 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
     if (!results) {
       return results.error();
     }
+    if (results->size() != missing.size()) {
+      return Error(ErrorKind::protocol, "the reference worker answered {} of {} cases of {}",
+                   results->size(), missing.size(), task.key);
+    }
     for (std::size_t i = 0; i < missing.size(); ++i) {
       const auto& r = results.value()[i];
       if (r.status != "ok") {

@@ -18,7 +18,6 @@
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/evaluate.h"
-#include "kbx/run/gpu_lock.h"
 #include "kbx/run/reference_service.h"
 #include "kbx/sandbox/worker_pool.h"
 #include "kbx/sandbox/zygote.h"
@@ -131,9 +130,6 @@ class Session {
     pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
     references_ = std::make_unique<ReferenceService>(*pool_, options_,
                                                      zygote_->env().value("torch", "unknown"));
-    for (int gpu : options_.gpus) {
-      locks_[gpu] = std::make_unique<GpuLock>();
-    }
     record_environment();
   }
 
@@ -198,7 +194,7 @@ class Session {
       result.record.reason = "contract_error";
       result.record.detail = contract_error;
     } else {
-      EvalContext ctx{options_, *zygote_, *pool_, *references_, *locks_.at(gpu), gpu, session_id_,
+      EvalContext ctx{options_, *zygote_, *pool_, *references_, pool_->gpu_lock(gpu), gpu, session_id_,
                       labels_.at(gpu)};
       result = evaluate(ctx, item.submission, item.id, *item.task, *contract);
     }
@@ -223,7 +219,6 @@ class Session {
   std::unique_ptr<sandbox::Zygote> zygote_;
   std::unique_ptr<sandbox::WorkerPool> pool_;
   std::unique_ptr<ReferenceService> references_;
-  std::map<int, std::unique_ptr<GpuLock>> locks_;
   std::map<int, std::string> labels_;
   std::map<std::string, compare::Contract> contracts_;
   std::mutex mutex_;
@@ -238,7 +233,7 @@ class Session {
 }  // namespace
 
 std::string submission_id(const submit::Submission& submission) {
-  return sha256_hex(fmt::format("{}\n{}\n{}", submission.task_key, submission.ordinal,
+  return sha256_hex(fmt::format("{}\n{}\n{}", submission.task_key, submission.slot,
                                 submission.code))
       .substr(0, 32);
 }

@@ -44,8 +44,8 @@ struct RunSummary {
 RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
                     const std::atomic<bool>& stop);
 
-/// The id of a submission: sha256 of task key, ordinal and code, stable across re-runs of the
-/// same SOURCE.
+/// The id of a submission: sha256 of task key, slot and code, stable across re-runs of the same
+/// SOURCE (however its path is spelled) and across fixes to its other items.
 std::string submission_id(const submit::Submission& submission);
 
 /// True when `key` matches the comma-separated glob list (an empty list matches everything).

@@ -18,6 +18,7 @@ WorkerPool::WorkerPool(Zygote& zygote, PoolConfig config)
   int starters = std::max(1, std::min(config_.spares_per_gpu, 4));
   for (int gpu : config_.gpus) {
     lanes_[gpu];
+    gpu_locks_[gpu] = std::make_unique<GpuLock>();
     for (int i = 0; i < starters; ++i) {
       starters_.emplace_back([this, gpu] { starter_loop(gpu); });
     }
@@ -81,7 +82,11 @@ void WorkerPool::starter_loop(int gpu) {
     ++lane.starting;
     lock.unlock();
     std::string failure;
-    auto worker = fork_and_wait("candidate", gpu, failure);
+    std::unique_ptr<Worker> worker;
+    {
+      SharedGpuHold hold(*gpu_locks_.at(gpu));
+      worker = fork_and_wait("candidate", gpu, failure);
+    }
     lock.lock();
     --lane.starting;
     if (worker) {

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "kbx/sandbox/gpu_lock.h"
 #include "kbx/sandbox/zygote.h"
 
 namespace kbx::sandbox {
@@ -44,6 +45,10 @@ class WorkerPool {
   /// The first ready worker's device description ({} before any is ready).
   Json device_info(int gpu);
 
+  /// The GPU's timing lock. Background worker starts hold it shared, so a timing run (exclusive)
+  /// never overlaps another process creating a CUDA context or allocating on that GPU.
+  GpuLock& gpu_lock(int gpu) { return *gpu_locks_.at(gpu); }
+
  private:
   struct Lane {
     std::deque<std::unique_ptr<Worker>> ready;
@@ -62,6 +67,7 @@ class WorkerPool {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<int, Lane> lanes_;
+  std::map<int, std::unique_ptr<GpuLock>> gpu_locks_;
   std::vector<std::thread> starters_;
   int next_log_ = 0;
   bool stopping_ = false;

@@ -97,18 +97,20 @@ void read_jsonl(const fs::path& path, const suite::Suite& suite, SourceContents&
       continue;
     }
     out.submissions.push_back({*key, prepare_code(j["predict"].get<std::string>()), origin,
+                               fmt::format("line {}", line_no),
                                static_cast<int>(out.submissions.size())});
   }
 }
 
-void read_py(const fs::path& path, const suite::Suite& suite, SourceContents& out) {
+void read_py(const fs::path& path, const std::string& slot, const suite::Suite& suite,
+             SourceContents& out) {
   auto key = task_from_path(path, suite);
   if (!key) {
     out.problems.push_back({path.string(), suite.unknown_key_message(path.filename().string())});
     return;
   }
-  out.submissions.push_back(
-      {*key, prepare_code(read_file(path)), path.string(), static_cast<int>(out.submissions.size())});
+  out.submissions.push_back({*key, prepare_code(read_file(path)), path.string(), slot,
+                             static_cast<int>(out.submissions.size())});
 }
 
 }  // namespace
@@ -208,13 +210,13 @@ SourceContents read_source(const fs::path& source, const suite::Suite& suite) {
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
-      read_py(f, suite, out);
+      read_py(f, fs::relative(f, source).generic_string(), suite, out);
     }
     if (files.empty()) {
       throw Error(ErrorKind::input, "folder '{}' holds no .py submissions", source.string());
     }
   } else if (source.extension() == ".py") {
-    read_py(source, suite, out);
+    read_py(source, source.filename().string(), suite, out);
   } else if (source.extension() == ".jsonl" || source.extension() == ".json") {
     read_jsonl(source, suite, out);
   } else {

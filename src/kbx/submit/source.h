@@ -16,7 +16,11 @@ struct Submission {
   std::string task_key;  ///< "Math/softmax.py"
   std::string code;      ///< what runs: fences stripped, cut at the line of 146 '#'
   std::string origin;    ///< "preds.jsonl:12" or the file path
-  int ordinal = 0;       ///< position in the source
+  /// Where in the source it sits, independent of how the source was named on the command line:
+  /// "line 12" (JSONL), the path relative to the folder, or the file name. Part of its identity,
+  /// so fixing a bad line or adding a file does not change the identity of the others.
+  std::string slot;
+  int ordinal = 0;       ///< position in the source (report order)
 };
 
 /// A problem with one item of the source; the other items are still evaluated.

@@ -8,10 +8,11 @@
 namespace kbx::run {
 namespace {
 
-submit::Submission submission(const std::string& key, int ordinal, const std::string& code) {
+submit::Submission submission(const std::string& key, int line, const std::string& code) {
   submit::Submission s;
   s.task_key = key;
-  s.ordinal = ordinal;
+  s.slot = "line " + std::to_string(line);
+  s.ordinal = line;
   s.code = code;
   s.origin = "preds.jsonl:1";
   return s;
@@ -48,14 +49,15 @@ TEST(SubmissionId, IsThirtyTwoHexDigitsAndStable) {
   EXPECT_EQ(submission_id(submission("Math/softmax.py", 3, "def softmax(x, dim): ...")), id);
 }
 
-TEST(SubmissionId, IgnoresWhereTheSubmissionCameFrom) {
+TEST(SubmissionId, IgnoresHowTheSourceWasNamedAndItsReportOrder) {
   auto a = submission("Math/softmax.py", 0, "x");
   auto b = a;
-  b.origin = "other.jsonl:9";
+  b.origin = "/abs/path/preds.jsonl:1";
+  b.ordinal = 7;
   EXPECT_EQ(submission_id(a), submission_id(b));
 }
 
-TEST(SubmissionId, DiffersByOrdinalByCodeAndByTask) {
+TEST(SubmissionId, DiffersBySlotByCodeAndByTask) {
   std::string id = submission_id(submission("Math/softmax.py", 0, "x"));
   EXPECT_NE(submission_id(submission("Math/softmax.py", 1, "x")), id);
   EXPECT_NE(submission_id(submission("Math/softmax.py", 0, "x ")), id);

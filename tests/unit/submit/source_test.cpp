@@ -236,6 +236,8 @@ TEST(ReadSourceJsonl, ReadsEachLineWithOriginOrdinalAndPreparedCode) {
   EXPECT_EQ(out.submissions[1].code, "x = 2\n");
   EXPECT_EQ(out.submissions[1].origin, path.string() + ":2");
   EXPECT_EQ(out.submissions[1].ordinal, 1);
+  EXPECT_EQ(out.submissions[0].slot, "line 1");
+  EXPECT_EQ(out.submissions[1].slot, "line 2");
 }
 
 TEST(ReadSourceJsonl, SkipsBlankLinesButKeepsLineNumbers) {
@@ -358,6 +360,7 @@ TEST(ReadSourceFolder, SearchesRecursivelyInSortedPathOrderAndSkipsOtherFiles) {
   EXPECT_EQ(out.submissions[1].task_key, "Math/softmax.py");
   EXPECT_EQ(out.submissions[2].task_key, "Optimizer/SGD.py");
   EXPECT_EQ(out.submissions[2].ordinal, 2);
+  EXPECT_EQ(out.submissions[2].slot, "c/deeper/still/SGD.py");
   EXPECT_EQ(out.submissions[2].code, "c\n");
 }
 

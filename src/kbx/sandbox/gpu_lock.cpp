@@ -1,7 +1,7 @@
 // GpuLock.
-#include "kbx/run/gpu_lock.h"
+#include "kbx/sandbox/gpu_lock.h"
 
-namespace kbx::run {
+namespace kbx::sandbox {
 
 void GpuLock::lock_shared() {
   std::unique_lock<std::mutex> l(mutex_);
@@ -29,4 +29,4 @@ void GpuLock::unlock() {
   changed_.notify_all();
 }
 
-}  // namespace kbx::run
+}  // namespace kbx::sandbox

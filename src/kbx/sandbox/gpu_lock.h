@@ -4,11 +4,13 @@
 #include <condition_variable>
 #include <mutex>
 
-namespace kbx::run {
+namespace kbx::sandbox {
 
 /// Many holders may run test cases on a GPU at once (shared); a timing run waits until they are
 /// done and keeps new ones out until it finishes (exclusive), so no other process's kernels run
 /// between a sample's start and end events. A waiting exclusive holder blocks new shared ones.
+/// Starting a worker (fork, CUDA context, flush buffer) also takes a shared hold. Not recursive:
+/// a thread holding it shared must not take it again.
 class GpuLock {
  public:
   void lock_shared();
@@ -47,4 +49,4 @@ class ExclusiveGpuHold {
   GpuLock& lock_;
 };
 
-}  // namespace kbx::run
+}  // namespace kbx::sandbox

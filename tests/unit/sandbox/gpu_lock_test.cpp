@@ -1,6 +1,6 @@
 // Tests of GpuLock: shared holders run together, exclusive waits for them and keeps new ones out.
 // Every wait is bounded, so a locking bug fails the test instead of hanging it.
-#include "kbx/run/gpu_lock.h"
+#include "kbx/sandbox/gpu_lock.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace kbx::run {
+namespace kbx::sandbox {
 namespace {
 
 using namespace std::chrono_literals;
@@ -163,4 +163,4 @@ TEST(GpuLock, HoldsReleaseTheLockWhenTheyGoOutOfScope) {
 }
 
 }  // namespace
-}  // namespace kbx::run
+}  // namespace kbx::sandbox
