@@ -34,6 +34,7 @@ class Settings:
     max_samples: int = 100
     budget_ms: float = 20.0
     flush_l2: bool = True
+    spin_up_ms: float = 50.0
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -67,6 +68,8 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
     """One result per workload, and whether a GPU fault killed the CUDA context on the way."""
     results: list[dict] = []
     faulted = False
+    if device == "cuda" and workloads:
+        spin_up(flush_buffer, settings.spin_up_ms)
     for w in workloads:
         if device != "cuda":
             results.append(_error(w, make_error("protocol_error", "timing needs a CUDA device")))
@@ -95,6 +98,21 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         return _error(workload, error)
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
             "warmup_calls": warmup_calls}
+
+
+def spin_up(buffer, ms: float) -> None:
+    """Keeps the GPU busy for about `ms` so its clocks leave idle before the first workload.
+
+    An idle H200 sits at a few hundred MHz; without this, the first workload of a request (often
+    the smallest) is timed partly at low clocks.
+    """
+    if buffer is None or ms <= 0:
+        return
+    begin = _perf_counter()
+    while (_perf_counter() - begin) * 1e3 < ms:
+        for _ in range(8):
+            _zero(buffer)
+        _synchronize()
 
 
 def _error(workload: dict, error: dict) -> dict:

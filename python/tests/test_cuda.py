@@ -122,3 +122,18 @@ def test_compile_errors_and_out_of_memory_are_classified(zygote, tmp_path, entry
                               "cases": [x_case(0)]}).header["results"]
     assert results[0]["error"]["kind"] == kind, results
     finish(zygote, worker)
+
+
+def test_spin_up_keeps_the_gpu_busy_for_about_the_asked_time():
+    import time
+
+    from kbx_worker import timing
+
+    buffer = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")
+    start = time.perf_counter()
+    timing.spin_up(buffer, 30.0)
+    elapsed_ms = (time.perf_counter() - start) * 1e3
+    assert 30.0 <= elapsed_ms < 200.0
+    start = time.perf_counter()
+    timing.spin_up(buffer, 0.0)
+    assert (time.perf_counter() - start) * 1e3 < 5.0

@@ -6,7 +6,8 @@ namespace kbx::run {
 Json TimingSettings::to_json() const {
   return Json{{"warmup_ms", warmup_ms},     {"warmup_min_calls", warmup_min_calls},
               {"min_samples", min_samples}, {"max_samples", max_samples},
-              {"budget_ms", budget_ms},     {"flush_l2", flush_l2}};
+              {"budget_ms", budget_ms},     {"flush_l2", flush_l2},
+              {"spin_up_ms", spin_up_ms}};
 }
 
 Json RunOptions::identity() const {

@@ -18,6 +18,7 @@ struct TimingSettings {
   int max_samples = 100;
   double budget_ms = 20;
   bool flush_l2 = true;
+  double spin_up_ms = 50;  ///< GPU kept busy before the first workload, so clocks leave idle
 
   [[nodiscard]] Json to_json() const;
 };
