@@ -1,9 +1,17 @@
 // Shared helpers for the unit tests: a scoped temporary directory and file writing.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "kbx/common/error.h"
+
+/// Expects `text` to contain `part`, printing the text when it does not.
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 namespace kbx::testing {
 
@@ -25,5 +33,17 @@ class ScopedTempDir {
 
 /// The whole file as a string.
 std::string read_file(const std::filesystem::path& path);
+
+/// The kbx::Error that `fn` throws; fails the test (and returns an internal error) if it throws none.
+template <typename Fn>
+Error error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a kbx::Error";
+  return Error(ErrorKind::internal, "nothing thrown");
+}
 
 }  // namespace kbx::testing

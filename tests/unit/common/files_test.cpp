@@ -14,17 +14,7 @@ namespace {
 using kbx::testing::ScopedTempDir;
 namespace fs = std::filesystem;
 
-// The kbx::Error that `fn` throws; fails the test if it throws nothing.
-template <typename Fn>
-Error error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a kbx::Error";
-  return Error(ErrorKind::internal, "nothing thrown");
-}
+using kbx::testing::error_of;
 
 TEST(ReadFile, ReturnsTheBytesIncludingNulsAndCarriageReturns) {
   ScopedTempDir dir;

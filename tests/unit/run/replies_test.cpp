@@ -1,5 +1,6 @@
 // Tests of decoding `cases` and `timings` replies, and of describing worker errors.
 #include "kbx/run/replies.h"
+#include "support/test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +11,6 @@
 namespace kbx::run {
 namespace {
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 sandbox::Frame reply(const Json& header, std::vector<std::uint8_t> payload = {}) {
   sandbox::Frame f;

@@ -1,5 +1,6 @@
 // Tests of frame encoding, the incremental FrameReader, tensor descriptors and output leaves.
 #include "kbx/sandbox/protocol.h"
+#include "support/test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +14,6 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 Frame frame_with(const Json& header, const Bytes& payload = {}) {
   Frame f;

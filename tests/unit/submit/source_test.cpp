@@ -19,8 +19,6 @@ namespace {
 using kbx::testing::ScopedTempDir;
 namespace fs = std::filesystem;
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 // A suite of four tasks written into `root`/suite and loaded from there.
 suite::Suite fixture_suite(const ScopedTempDir& root) {
@@ -56,17 +54,7 @@ std::string line(const std::string& predict, const std::string& name_field,
   return Json{{"predict", predict}, {name_field, name}}.dump() + "\n";
 }
 
-// The kbx::Error that `fn` throws; fails the test if it throws nothing.
-template <typename Fn>
-Error error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a kbx::Error";
-  return Error(ErrorKind::internal, "nothing thrown");
-}
+using kbx::testing::error_of;
 
 // --- strip_fences -------------------------------------------------------------------------------
 

@@ -49,8 +49,6 @@ Json perf_task(const Json& args, const Json& kwargs = Json::object()) {
   return task;
 }
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 TEST(LoadTask, ReadsEveryFieldOfAValidTask) {
   ScopedTempDir root;
