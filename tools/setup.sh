@@ -49,6 +49,10 @@ if [ -z "$python" ]; then
 fi
 say "python: $python ($("$python" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'))"
 
-# 3. Build.
-cmake --preset "$preset" -DKBX_PYTHON="$(command -v "$python" || echo "$python")" >/dev/null
+# 3. Build (the tests get the interpreter as an absolute path: ctest runs them from the build dir).
+case "$python" in
+  */*) python_abs="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;;
+  *) python_abs="$(command -v "$python")" ;;
+esac
+cmake --preset "$preset" -DKBX_PYTHON="$python_abs" >/dev/null
 cmake --build --preset "$preset"
