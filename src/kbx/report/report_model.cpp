@@ -25,23 +25,26 @@ constexpr std::array<const char*, 11> outcome_order{
     "ok",      "incorrect",   "not_triton",  "compile_error", "runtime_error", "timeout",
     "crashed", "worker_lost", "unsupported", "skipped",       pending_outcome};
 
-// Reference timings by (session, task key), each read from the store once.
+// Reference timings by (session, task key, device), each read from the store once.
 class ReferenceCache {
  public:
   explicit ReferenceCache(store::Database& db) : db_(db) {}
 
-  const std::vector<TimingRecord>* find(std::int64_t session_id, const std::string& task_key) {
-    auto key = std::make_pair(session_id, task_key);
+  const std::vector<TimingRecord>* find(std::int64_t session_id, const std::string& task_key,
+                                        const std::string& device) {
+    auto key = std::make_tuple(session_id, task_key, device);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      it = cache_.emplace(key, db_.reference_timings(session_id, task_key)).first;
+      it = cache_.emplace(key, db_.reference_timings(session_id, task_key, device)).first;
     }
     return it->second ? &*it->second : nullptr;
   }
 
  private:
   store::Database& db_;
-  std::map<std::pair<std::int64_t, std::string>, std::optional<std::vector<TimingRecord>>> cache_;
+  std::map<std::tuple<std::int64_t, std::string, std::string>,
+           std::optional<std::vector<TimingRecord>>>
+      cache_;
 };
 
 std::string category_of(const std::string& task_key, const TaskRecord* task) {
@@ -147,7 +150,8 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   row.perf_note = e.perf_note;
   row.time_total_ms = e.time_total_ms;
   const auto* reference =
-      e.reference_session_id != 0 ? references.find(e.reference_session_id, row.file) : nullptr;
+      e.reference_session_id != 0 ? references.find(e.reference_session_id, row.file, e.device)
+                                  : nullptr;
   for (const TimingRecord& t : e.timings) {
     row.workloads.push_back(
         make_workload_row(t, find_timing(reference, t.workload), find_workload(task, t.workload)));

@@ -200,7 +200,8 @@ class Session {
     }
     if (result.fresh_reference_timings) {  // stored even if this evaluation is abandoned:
       // later evaluations of the task in this session point at them.
-      db_.save_reference_timings(session_id_, item.task->key, *result.fresh_reference_timings);
+      db_.save_reference_timings(session_id_, item.task->key, *result.fresh_reference_timings,
+                                 labels_.at(gpu));
     }
     if (result.record.outcome == "cancelled") {
       return;  // not stored: the next session redoes it

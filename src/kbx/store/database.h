@@ -62,11 +62,15 @@ class Database {
   void save_evaluation(const EvaluationRecord& evaluation);
   std::vector<EvaluationRecord> evaluations();
 
-  /// The reference's samples for a task in a session (what speedups divide by).
+  /// The reference's samples for a task in a session on one device (what speedups divide by);
+  /// `device` is the evaluation's device label ("cuda:1 NVIDIA H200"), so with several GPUs each
+  /// candidate is divided by the reference timed on its own GPU. Saving replaces that triple.
   void save_reference_timings(std::int64_t session_id, const std::string& task_key,
-                              const std::vector<TimingRecord>& timings);
+                              const std::vector<TimingRecord>& timings,
+                              const std::string& device = "");
   std::optional<std::vector<TimingRecord>> reference_timings(std::int64_t session_id,
-                                                             const std::string& task_key);
+                                                             const std::string& task_key,
+                                                             const std::string& device = "");
 
  private:
   explicit Database(std::filesystem::path path);

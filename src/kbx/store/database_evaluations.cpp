@@ -196,36 +196,39 @@ std::vector<EvaluationRecord> Database::evaluations() {
 }
 
 void Database::save_reference_timings(std::int64_t session_id, const std::string& task_key,
-                                      const std::vector<TimingRecord>& timings) {
+                                      const std::vector<TimingRecord>& timings,
+                                      const std::string& device) {
   std::lock_guard lock(mutex_);
   Connection conn{db_, &path_};
   std::string context =
       fmt::format("saving the reference timings of {} (session {})", task_key, session_id);
   detail::with_context(conn, context, [&] {
     Transaction tx(conn);
-    Statement(conn, "DELETE FROM reference_timings WHERE session_id = ? AND task_key = ?")
-        .bind_all(session_id, task_key)
+    Statement(conn,
+              "DELETE FROM reference_timings WHERE session_id = ? AND task_key = ? AND device = ?")
+        .bind_all(session_id, task_key, device)
         .run();
     insert_timings(conn,
-                   "INSERT INTO reference_timings (session_id, task_key, workload_index, status, "
-                   "error, warmup_calls) VALUES (?, ?, ?, ?, ?, ?)",
+                   "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
+                   "status, error, warmup_calls) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
-                   timings, session_id, task_key);
+                   timings, session_id, task_key, device);
     tx.commit();
   });
 }
 
 std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_t session_id,
-                                                                     const std::string& task_key) {
+                                                                     const std::string& task_key,
+                                                                     const std::string& device) {
   std::lock_guard lock(mutex_);
   Statement st(Connection{db_, &path_},
                "SELECT t.workload_index, t.status, t.error, t.warmup_calls, s.sample_index, "
                "s.time_ms FROM reference_timings t "
                "LEFT JOIN reference_samples s ON s.timing_id = t.timing_id "
-               "WHERE t.session_id = ? AND t.task_key = ? "
+               "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? "
                "ORDER BY t.workload_index, s.sample_index");
-  st.bind_all(session_id, task_key);
+  st.bind_all(session_id, task_key, device);
   std::vector<TimingRecord> out;
   while (st.step()) {
     append_timing_row(st, 0, out);

@@ -114,11 +114,12 @@ CREATE TABLE reference_timings (
   timing_id       INTEGER PRIMARY KEY,
   session_id      INTEGER NOT NULL REFERENCES sessions (session_id),
   task_key        TEXT NOT NULL,
+  device          TEXT NOT NULL DEFAULT '',
   workload_index  INTEGER NOT NULL,
   status          TEXT NOT NULL,
   error           TEXT NOT NULL,
   warmup_calls    INTEGER NOT NULL,
-  UNIQUE (session_id, task_key, workload_index)
+  UNIQUE (session_id, task_key, device, workload_index)
 );
 
 CREATE TABLE reference_samples (
