@@ -284,7 +284,7 @@ int cmd_summary(const std::string& out, bool json) {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"kbx: evaluates KernelBench-X submissions (Triton kernels): call, exe, perf", "kbx"};
-  app.set_version_flag("--version", fmt::format("kbx {} ({})", kbx::version(), kbx::git_commit()));
+  app.set_version_flag("--version", "kbx " + kbx::version_string());
   app.require_subcommand(1);
   app.footer("Start with `kbx suite list`, then `kbx eval SOURCE -o OUT`. Docs: docs/cli.md");
 

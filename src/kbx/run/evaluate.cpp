@@ -129,13 +129,8 @@ struct Evaluation {
 
   bool run_cases(const CaseOutputs& expected) {
     auto calls = suite::resolve_cases(task, ctx.options.seed);
-    Json cases = Json::array();
-    for (const auto& c : calls) {
-      cases.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
-                           {"kwargs", c.kwargs}, {"mutated_args", task.mutated_args}});
-    }
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
-                            {"cases", cases}},
+                            {"cases", cases_json(task, calls, /*exact=*/false)}},
                        {}};
     int timeout = ctx.options.cases_timeout_s;
     sandbox::Reply reply;
@@ -254,11 +249,7 @@ struct Evaluation {
   }
 
   void time_candidate(const std::vector<store::TimingRecord>& ref) {
-    Json workloads = Json::array();
-    for (const auto& c : suite::resolve_workloads(task, ctx.options.seed)) {
-      workloads.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed},
-                               {"args", c.args}, {"kwargs", c.kwargs}});
-    }
+    Json workloads = calls_json(suite::resolve_workloads(task, ctx.options.seed));
     sandbox::Frame req{Json{{"op", "time"}, {"handle", handle}, {"device", ctx.options.device},
                             {"workloads", workloads}, {"settings", ctx.options.timing.to_json()}},
                        {}};

@@ -12,15 +12,6 @@ namespace {
 
 std::string lane_key(const suite::Task& task, int gpu) { return fmt::format("{}@{}", task.key, gpu); }
 
-Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
-  Json out = Json::array();
-  for (const auto& c : calls) {
-    out.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
-                       {"kwargs", c.kwargs}});
-  }
-  return out;
-}
-
 std::optional<std::vector<OutputLeaf>> read_cached(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -156,13 +147,8 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
     if (!handle) {
       return handle.error();
     }
-    Json req_cases = calls_json(missing);
-    for (auto& c : req_cases) {
-      c["mutated_args"] = task.mutated_args;
-      c["exact"] = task.exact_reference;
-    }
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                            {"cases", req_cases}},
+                            {"cases", cases_json(task, missing, task.exact_reference)}},
                        {}};
     auto reply = call(l, gpu, req, options_.cases_timeout_s, "running the cases of " + task.key);
     if (!reply) {

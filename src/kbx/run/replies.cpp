@@ -1,9 +1,27 @@
-// Decoding worker replies.
+// Building worker requests and decoding worker replies.
 #include "kbx/run/replies.h"
 
 #include <fmt/format.h>
 
 namespace kbx::run {
+
+Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
+  Json out = Json::array();
+  for (const auto& c : calls) {
+    out.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
+                       {"kwargs", c.kwargs}});
+  }
+  return out;
+}
+
+Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls, bool exact) {
+  Json out = calls_json(calls);
+  for (auto& c : out) {
+    c["mutated_args"] = task.mutated_args;
+    c["exact"] = exact;
+  }
+  return out;
+}
 namespace {
 
 // error[name] when it is a string, else "" (worker replies are not trusted to be well-formed).

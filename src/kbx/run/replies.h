@@ -1,4 +1,4 @@
-// Decoding worker replies (docs/worker-protocol.md) into plain values for the run.
+// Worker messages for the run (docs/worker-protocol.md): resolved calls out, replies decoded back.
 #pragma once
 
 #include <string>
@@ -9,8 +9,16 @@
 #include "kbx/common/result.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/records.h"
+#include "kbx/suite/task.h"
 
 namespace kbx::run {
+
+/// The `workloads` of a `time` request: each call's index, name, seed, args and kwargs.
+Json calls_json(const std::vector<suite::ResolvedCall>& calls);
+
+/// The `cases` of a `run_cases` request: calls_json plus the task's mutated_args, and `exact`
+/// (true only for the reference worker of an exact_reference task).
+Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls, bool exact);
 
 /// One entry of a `cases` reply.
 struct CaseResult {

@@ -262,7 +262,7 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   store::SessionRecord session;
   session.started_at = now_iso8601();
   session.status = "running";
-  session.kbx_version = fmt::format("{} ({})", kbx::version(), kbx::git_commit());
+  session.kbx_version = kbx::version_string();
   session.argv = options.argv;
   std::int64_t session_id = db->begin_session(session);
 

@@ -90,10 +90,6 @@ void apply_migrations(Connection conn, int from_version) {
   st.bind_all(std::to_string(latest_schema_version())).run();
 }
 
-std::string default_kbx_version() {
-  return fmt::format("{} ({})", kbx::version(), kbx::git_commit());
-}
-
 SessionRecord read_session(const Statement& st) {
   SessionRecord s;
   s.id = st.int64(0);
@@ -181,7 +177,7 @@ std::int64_t Database::begin_session(const SessionRecord& session) {
       Connection{db_, &path_},
       "INSERT INTO sessions (started_at, status, kbx_version, argv_json, env_json) VALUES ("
       "COALESCE(NULLIF(?, ''), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), 'running', ?, ?, ?)");
-  std::string version = session.kbx_version.empty() ? default_kbx_version() : session.kbx_version;
+  std::string version = session.kbx_version.empty() ? kbx::version_string() : session.kbx_version;
   st.bind_all(session.started_at, version, detail::dump_json(session.argv),
               detail::dump_json(session.env))
       .run();
