@@ -129,13 +129,35 @@ def check(task_dir: pathlib.Path, perf_all: bool, calls: dict) -> list[str]:
         return problems + [f"reference.py does not define {task['entry']!r}"]
     mutated = task.get("mutated_args", [])
     print(f"== {key}  (version {hashlib.sha256((task_dir / 'task.json').read_bytes() + (task_dir / 'reference.py').read_bytes()).hexdigest()[:12]})")
+    problems += check_fields(task, ref)
+    canonical = getattr(ref, task["canonical"], None) if task.get("canonical") else None
     for case in task.get("cases", []):
+        seed = seed_for(key, "case|" + case["name"])
+
+        def build():
+            b = ValueBuilder(seed, "cpu", ref)
+            return b.build_call(resolve(case.get("args", []), {}), resolve(case.get("kwargs", {}), {}))
+
         try:
-            b = ValueBuilder(seed_for(key, "case|" + case["name"]), "cpu", ref)
-            args, kwargs = b.build_call(resolve(case.get("args", []), {}), resolve(case.get("kwargs", {}), {}))
-            torch.manual_seed(seed_for(key, "case|" + case["name"]))
-            out = fn(*args, **kwargs)
+            args, kwargs = build()
+            torch.manual_seed(seed)
+            try:
+                out = fn(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - a case may be meant to raise
+                names = {t.__name__ for t in type(e).__mro__}
+                if case.get("raises") and names & set(case["raises"]):
+                    print(f"  case {case['name']:<28} raises {type(e).__name__} as expected")
+                    continue
+                raise
+            if case.get("raises"):
+                problems.append(f"case {case['name']}: expected one of {case['raises']} to be raised, "
+                                "but the reference returned")
+                continue
             extra = "".join(f" arg{i}={describe(args[i])}" for i in mutated)
+            extra += "".join(f" kw[{n}]={describe(kwargs.get(n))}" for n in task.get("mutated_kwargs", []))
+            if canonical is not None:
+                fresh_args, fresh_kwargs = build()
+                extra += f" canonical={describe(canonical(out, fresh_args, fresh_kwargs))}"
             print(f"  case {case['name']:<28} in={describe(tuple(args))} kw={list(kwargs)} -> {describe(out)}{extra}")
         except Exception as e:  # noqa: BLE001 - report and go on
             problems.append(f"case {case['name']}: {type(e).__name__}: {e}")
@@ -166,6 +188,34 @@ def check(task_dir: pathlib.Path, perf_all: bool, calls: dict) -> list[str]:
             print(f"    {c['fn']}({args}) kwargs={json.dumps(c['kwargs'])}")
     for p in problems:
         print(f"  PROBLEM: {p}")
+    return problems
+
+
+def check_fields(task: dict, ref) -> list[str]:
+    """The optional fields of docs/suite-format.md: types, and that named functions exist."""
+    problems = []
+    if task.get("canonical") is not None:
+        name = task["canonical"]
+        if not isinstance(name, str) or not callable(getattr(ref, name, None)):
+            problems.append(f"canonical {name!r} is not a function of reference.py")
+    for field in ("mutated_kwargs", "errata"):
+        v = task.get(field, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+            problems.append(f"{field!r} must be a list of non-empty strings")
+    for case in task.get("cases", []):
+        r = case.get("raises")
+        if r is not None and (not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r)):
+            problems.append(f"case {case.get('name')}: 'raises' must be a non-empty list of class names")
+    precision = task.get("precision")
+    if isinstance(precision, dict) and "error_bound" in precision:
+        k = precision["error_bound"].get("k") if isinstance(precision["error_bound"], dict) else None
+        if not isinstance(k, (int, float)) or k <= 0:
+            problems.append("precision.error_bound.k must be a positive number")
+        if task.get("mutated_args") or task.get("mutated_kwargs"):
+            problems.append("error_bound cannot be combined with mutated arguments")
+    if task.get("errata") and any("reference" in e.lower() for e in task["errata"]):
+        if not callable(getattr(ref, "upstream_reference", None)):
+            print("  note: errata mention the reference but reference.py defines no upstream_reference")
     return problems
 
 

@@ -114,8 +114,10 @@ def run_cases(loaded: Loaded, device: str, cases: list[dict],
         result = _run_case(loaded, device, case, launches, run.payload)
         run.results.append(result)
         run.triton_launches += result.get("triton_launches", 0)
-        failed = result["status"] != "ok"
-        run.gpu_fault = failed and result["error"]["kind"] == "gpu_fault"
+        errored = result["status"] != "ok"
+        run.gpu_fault = errored and result["error"]["kind"] == "gpu_fault"
+        # A case that is meant to raise never stops the ones after it (unless the GPU is gone).
+        failed = errored and (not case.get("raises") or run.gpu_fault)
     return run
 
 
@@ -132,11 +134,90 @@ def _run_case(loaded: Loaded, device: str, case: dict, launches: Callable[[], in
             result["triton_launches"] = launches() - start_launches
         if case.get("exact"):
             value = _exact_value(loaded, device, case, value)
-        result["outputs"] = _flatten(value, args, case["mutated_args"], payload)
+        result["outputs"] = _flatten(value, args, case["mutated_args"], payload,
+                                     kwargs, case.get("mutated_kwargs", []))
+        if case.get("canonical"):
+            result["canonical"] = canonical_leaves(loaded, device, case, value, payload)
+        if case.get("bound"):
+            result["magnitude"] = _magnitude_leaves(loaded, device, case, payload)
     except BaseException as e:  # noqa: BLE001 - whatever the entry raises is this case's error
         result["status"] = "error"
         result["error"] = error_object(e)
+        result["error"]["types"] = _type_names(e)
     return result
+
+
+def _type_names(exc: BaseException) -> list[str]:
+    """The names of the exception's class and its bases, for cases that expect an error."""
+    return [t.__name__ for t in type(exc).__mro__ if t not in (object, BaseException)]
+
+
+def canonical_leaves(loaded: Loaded, device: str, case: dict, value: Any,
+                     payload: outputs.Payload) -> list:
+    """The task's canonical form of `value` (a case's output), flattened under path "out".
+
+    The canonical function comes from the task's reference module and gets the case's inputs
+    built afresh, so in-place writes by the call do not reach it. Only a trusted reference
+    worker is ever asked for this.
+    """
+    fn = getattr(loaded.builders, case["canonical"], None)
+    if fn is None or not callable(fn):
+        raise InputError(f"canonical function {case['canonical']!r} is not defined in the task's "
+                         "reference module")
+    args, kwargs = _build_inputs(loaded, device, case)
+    canon = fn(value, args, kwargs)
+    synchronize(device)
+    return _flatten(canon, [], [], payload)
+
+
+def _magnitude_leaves(loaded: Loaded, device: str, case: dict, payload: outputs.Payload) -> list:
+    """The entry evaluated in float64 on the absolute values of the floating inputs (error_bound)."""
+    args, kwargs = _build_inputs(loaded, device, case)
+    value = _call(loaded.entry, _upcast(_absolute(args)), _upcast(_absolute(kwargs)), device,
+                  case["seed"])
+    return _flatten(_to_float64(value), [], [], payload)
+
+
+def _absolute(x: Any) -> Any:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.abs() if (x.is_floating_point() or x.is_complex()) else x
+    if isinstance(x, float):
+        return abs(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_absolute(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _absolute(v) for k, v in x.items()}
+    return x
+
+
+def _to_float64(x: Any) -> Any:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.to(torch.float64) if x.is_floating_point() else x
+    if isinstance(x, (list, tuple)):
+        return tuple(_to_float64(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to_float64(v) for k, v in x.items()}
+    return x
+
+
+def canonicalize(loaded: Loaded, device: str, cases: list[dict], payload_in: bytes) -> CaseRun:
+    """Canonical forms of a candidate's outputs (sent back as leaves), one result per case."""
+    run = CaseRun([], outputs.Payload(), 0, False)
+    for case in cases:
+        result = {"index": case["index"], "status": "ok"}
+        mark = run.payload.mark()
+        try:
+            value = outputs.unflatten(case["outputs"], payload_in, device)
+            result["canonical"] = canonical_leaves(loaded, device, case, value, run.payload)
+        except BaseException as e:  # noqa: BLE001 - a malformed candidate output fails its case
+            run.payload.rewind(mark)
+            result = {"index": case["index"], "status": "error", "error": error_object(e)}
+        run.results.append(result)
+    return run
 
 
 def _build_inputs(loaded: Loaded, device: str, case: dict) -> tuple[list, dict]:
@@ -214,11 +295,13 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _flatten(value: Any, args: list, mutated_args: list[int], payload: outputs.Payload) -> list:
+def _flatten(value: Any, args: list, mutated_args: list[int], payload: outputs.Payload,
+             kwargs: dict | None = None, mutated_kwargs: list[str] | None = None) -> list:
     """The case's leaves; on failure the payload is left as it was."""
     mark = payload.mark()
     try:
-        leaves = outputs.flatten_call(value, args, mutated_args, payload)
+        leaves = outputs.flatten_call(value, args, mutated_args, payload, kwargs or {},
+                                      mutated_kwargs or [])
         if payload.size > MAX_FRAME_BYTES - _HEADER_ROOM_BYTES:
             raise WorkerError("runtime_error", "the outputs do not fit in one 4 GiB reply frame")
     except BaseException:

@@ -55,7 +55,30 @@ def _case(raw: Any, position: int) -> dict:
         raise _bad(f"case {position}: 'mutated_args' must list argument positions")
     case["mutated_args"] = mutated
     case["exact"] = _get(raw, "exact", bool, False, where=f"case {position}")
+    case["mutated_kwargs"] = _names(raw, "mutated_kwargs", position)
+    case["raises"] = _names(raw, "raises", position)
+    case["canonical"] = _get(raw, "canonical", str, None, where=f"case {position}")
+    case["bound"] = _get(raw, "bound", bool, False, where=f"case {position}")
     return case
+
+
+def parse_canonicalize(header: dict) -> RunRequest:
+    """A canonicalize request: cases (as in run_cases) each with the candidate's output leaves."""
+    cases = []
+    for i, raw in enumerate(_get(header, "cases", list)):
+        case = _case(raw, i)
+        if case["canonical"] is None:
+            raise _bad(f"case {i}: canonicalize needs 'canonical'")
+        case["outputs"] = _get(raw, "outputs", list, where=f"case {i}")
+        cases.append(case)
+    return RunRequest(_int(header, "handle"), _device(header), cases)
+
+
+def _names(raw: dict, field: str, position: int) -> list[str]:
+    names = _get(raw, field, list, [], where=f"case {position}")
+    if not all(isinstance(n, str) and n for n in names):
+        raise _bad(f"case {position}: {field!r} must list names")
+    return names
 
 
 def _workload(raw: Any, position: int, what: str = "workload") -> dict:

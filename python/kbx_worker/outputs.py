@@ -43,13 +43,100 @@ class Payload:
         self.size = mark[1]
 
 
-def flatten_call(result: Any, args: list, mutated_args: list[int], payload: Payload) -> list[dict]:
-    """Leaves of the return value (path "out"), then of each mutated argument (path "argN")."""
+def flatten_call(result: Any, args: list, mutated_args: list[int], payload: Payload,
+                 kwargs: dict | None = None, mutated_kwargs: list[str] | None = None) -> list[dict]:
+    """Leaves of the return value (path "out"), then of each mutated argument (path "argN"),
+    then of each mutated keyword argument (path "kw['name']"; None when the call had none)."""
     leaves: list[dict] = []
     _flatten(result, "out", leaves, payload, 0, set())
     for i in mutated_args:
         _flatten(args[i], f"arg{i}", leaves, payload, 0, set())
+    for name in mutated_kwargs or []:
+        _flatten((kwargs or {}).get(name), f"kw[{name!r}]", leaves, payload, 0, set())
     return leaves
+
+
+def unflatten(leaves: list, payload: bytes, device: str) -> Any:
+    """The value under path "out" rebuilt from leaves: tensors on `device`, sequences as tuples.
+
+    Used only by a trusted reference worker on a candidate's output (canonical forms); anything
+    malformed raises ValueError.
+    """
+    import ast
+
+    torch = _torch()
+    root: dict = {}
+    for leaf in leaves:
+        if not isinstance(leaf, dict) or not isinstance(leaf.get("path"), str):
+            raise ValueError("malformed output leaf")
+        path = leaf["path"]
+        if path != "out" and not path.startswith("out["):
+            continue  # mutated arguments are compared as they are
+        keys = [ast.literal_eval(k) for k in _path_keys(path[3:])]
+        node, value = root, _leaf_value(leaf, payload, device, torch)
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"leaf {path} conflicts with another leaf")
+        node[keys[-1] if keys else "__root__"] = value
+    if "__root__" in root:
+        return root["__root__"]
+    return _seal(root)
+
+
+def _path_keys(rest: str) -> list[str]:
+    """"[0]['a'][2]" -> ["0", "'a'", "2"]."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(rest):
+        if ch == "[" and depth == 0:
+            start = i + 1
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "]" and depth == 0:
+            out.append(rest[start:i])
+    if depth != 0:
+        raise ValueError(f"malformed leaf path out{rest}")
+    return out
+
+
+def _seal(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    if node and all(isinstance(k, int) for k in node):
+        if sorted(node) != list(range(len(node))):
+            raise ValueError("sequence leaves are not numbered 0..n-1")
+        return tuple(_seal(node[i]) for i in range(len(node)))
+    return {k: _seal(v) for k, v in node.items()}
+
+
+def _leaf_value(leaf: dict, payload: bytes, device: str, torch) -> Any:
+    kind = leaf.get("kind")
+    if kind == "none":
+        return None
+    if kind in ("str", "repr"):
+        return str(leaf.get("value"))
+    if kind == "scalar":
+        value = leaf.get("value")
+        if leaf.get("dtype") == "complex128":
+            return complex(float(value[0]), float(value[1]))
+        return {"bool": bool, "int64": int}.get(leaf.get("dtype"), float)(value)
+    if kind != "tensor":
+        raise ValueError(f"unknown leaf kind {kind!r}")
+    t = leaf["tensor"]
+    dtype = getattr(torch, str(t["dtype"]), None)
+    if str(t["dtype"]) not in WIRE_DTYPES or not isinstance(dtype, torch.dtype):
+        raise ValueError(f"unknown dtype {t['dtype']!r}")
+    shape = [int(d) for d in t["shape"]]
+    offset, nbytes = int(t["offset"]), int(t["nbytes"])
+    numel = math.prod(shape)
+    if nbytes != numel * dtype.itemsize or offset < 0 or offset + nbytes > len(payload):
+        raise ValueError(f"tensor leaf {leaf['path']} does not fit its bytes")
+    if numel == 0:
+        value = torch.empty(shape, dtype=dtype)
+    else:
+        value = torch.frombuffer(bytearray(payload[offset:offset + nbytes]), dtype=dtype)
+    value = value.reshape(shape)
+    return value.to(device) if str(t.get("device", "cpu")) != "cpu" else value
 
 
 def _flatten(value: Any, path: str, leaves: list, payload: Payload, depth: int,

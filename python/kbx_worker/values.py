@@ -183,6 +183,22 @@ def make_tensor(body: dict, gen, device: str):
         mask = torch.rand(shape, generator=gen, dtype=torch.float64, device=gen.device) < p
         value = torch.where(mask, value * scale, value)
     value = value.to(dtype).to("cpu" if body.get("device") == "cpu" else device)
+    if body.get("noncontig"):
+        value = _noncontiguous(value)
     if body.get("requires_grad"):
         value.requires_grad_(True)
     return value
+
+
+def _noncontiguous(value):
+    """The same values as a strided view: every other element of a buffer twice as wide."""
+    import torch
+
+    if value.dim() == 0:
+        raise InputError("'noncontig' needs a tensor of at least one dimension")
+    wide = list(value.shape)
+    wide[-1] *= 2
+    buffer = torch.zeros(wide, dtype=value.dtype, device=value.device)
+    view = buffer[..., ::2]
+    view.copy_(value)
+    return view

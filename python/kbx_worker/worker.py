@@ -31,7 +31,9 @@ class Worker:
         self._next_handle = 1
         self._gpu_dead = False
         self._handlers: dict[str, Callable[[dict], Reply]] = {
-            "load": self._load, "run_cases": self._run_cases, "time": self._time}
+            "load": self._load, "run_cases": self._run_cases, "time": self._time,
+            "canonicalize": self._canonicalize}
+        self._payload = b""  # the payload of the request being answered
 
     def serve(self) -> int:
         """Answers requests until `exit` or end of stream; returns the process exit code."""
@@ -48,6 +50,7 @@ class Worker:
                 return 1
             if frame is None or frame.op == "exit":
                 return 0
+            self._payload = frame.payload
             if not self._send(self._answer(frame.header), frame.op):
                 return 1
 
@@ -104,6 +107,16 @@ class Worker:
         self._gpu_dead |= run.gpu_fault
         reply = {"op": "cases", "results": run.results, "triton_launches": run.triton_launches}
         return reply, run.payload.views
+
+    def _canonicalize(self, header: dict) -> Reply:
+        """Canonical forms of another process's outputs: a trusted reference worker's job only."""
+        if self._role != "reference":
+            raise WorkerError("protocol_error", "only a reference worker canonicalizes outputs")
+        request = messages.parse_canonicalize(header)
+        loaded = self._module(request.handle)
+        device = self._check_device(request.device)
+        run = executor.canonicalize(loaded, device, request.items, self._payload)
+        return {"op": "canonical", "results": run.results}, run.payload.views
 
     def _time(self, header: dict) -> Reply:
         request = messages.parse_time(header)

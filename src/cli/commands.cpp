@@ -21,6 +21,7 @@
 #include "kbx/run/runner.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
+#include "kbx/run/suite_check.h"
 #include "kbx/suite/suite.h"
 
 namespace kbx::cli {
@@ -188,6 +189,7 @@ struct EvalArgs {
   bool no_require_triton = false;
   bool no_perf = false;
   std::uint64_t seed = 0;
+  std::string rules = "kbx";
   int timeout_s = 0;
   int perf_timeout_s = 600;
 };
@@ -230,6 +232,10 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.require_triton = !a.no_require_triton;
   o.perf = !a.no_perf;
   o.seed = a.seed;
+  o.rules = a.rules;
+  if (o.rules == "kernelbenchx") {
+    o.require_triton = false;  // the public harness has no Triton requirement
+  }
   if (a.timeout_s > 0) {
     o.load_timeout_s = a.timeout_s;
     o.cases_timeout_s = a.timeout_s;
@@ -260,6 +266,67 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
     return 130;
   }
   return summary.input_problems > 0 ? 1 : 0;
+}
+
+// ---- kbx suite check ----------------------------------------------------------------------
+
+struct CheckArgs {
+  std::vector<std::string> tasks;  ///< globs over task keys; empty: every task
+  int seeds = 3;
+  std::string controls;
+};
+
+int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std::string>& argv) {
+  run::CheckOptions options;
+  options.run = eval_options(e, argv);
+  options.run.perf = options.run.perf && options.run.device == "cuda";
+  options.seeds = std::max(1, c.seeds);
+  for (const auto& name : split(c.controls, ',')) {
+    std::string n(trim(name));
+    if (n.empty()) {
+      continue;
+    }
+    const auto& known = run::control_names();
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      throw Error(ErrorKind::usage, "unknown control '{}' (known: {})", n, fmt::join(known, ", "));
+    }
+    options.controls.push_back(n);
+  }
+  auto s = load_suite_or_throw(options.run.suite_root);
+  std::vector<const suite::Task*> tasks;
+  std::string patterns = fmt::format("{}", fmt::join(c.tasks, ","));
+  for (const auto& t : s.tasks) {
+    if (run::task_selected(patterns, t.key)) {
+      tasks.push_back(&t);
+    }
+  }
+  if (tasks.empty()) {
+    throw Error(ErrorKind::usage, "no task matches '{}' (see `kbx suite list`)", patterns);
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  sandbox::set_cancel_flag(&g_stop);
+  TerminalProgress progress(stderr, isatty(fileno(stderr)) != 0, use_color(stderr));
+  fmt::print(stderr, "kbx: checking {} tasks on {} with {} input draws per case\n", tasks.size(),
+             options.run.device, options.seeds);
+  auto report = run::run_suite_check(options, s, tasks, progress, g_stop);
+  progress.finish();
+  std::map<std::string, int> failures_by_task;
+  for (const auto& r : report.results) {
+    if (!r.as_expected()) {
+      ++failures_by_task[r.task_key];
+      fmt::print("UNEXPECTED {} control '{}': {} ({}), expected {}: {}\n", r.task_key, r.control,
+                 r.outcome, r.reason, r.must_pass ? "ok" : "a failing verdict",
+                 r.detail.substr(0, 300));
+    }
+  }
+  fmt::print("suite check: {} tasks, {} controls, {} as expected, {} unexpected in {} tasks\n",
+             report.tasks, report.results.size(), report.results.size() - report.unexpected(),
+             report.unexpected(), failures_by_task.size());
+  if (g_stop.load()) {
+    return 130;
+  }
+  return report.unexpected() > 0 || static_cast<int>(report.results.size()) == 0 ? 1 : 0;
 }
 
 // ---- kbx summary --------------------------------------------------------------------------
@@ -300,6 +367,25 @@ int run_cli(int argc, char** argv) {
   show_cmd->add_flag("--json", suite_args.json, "Print JSON");
   show_cmd->add_option("--suite", suite_args.root, "Suite folder (default: the bundled suites/kernelbenchx)");
 
+  EvalArgs ce;
+  CheckArgs check_args;
+  ce.out = "runs/suite-check";
+  auto* check_cmd = suite_cmd->add_subcommand(
+      "check", "Run each task's controls: eager PyTorch must pass, wrong answers must fail");
+  check_cmd->add_option("tasks", check_args.tasks, "Task globs, e.g. 'Math/*' Reduce/sum (default: all)");
+  check_cmd->add_option("-o,--out", ce.out, "Output folder (resumable)")->capture_default_str();
+  check_cmd->add_option("--seeds", check_args.seeds, "Input draws per case")->capture_default_str();
+  check_cmd->add_option("--controls", check_args.controls,
+                        "Only these controls: eager,zeros,first_input,noise,float16,bfloat16,upstream");
+  check_cmd->add_option("--device", ce.device, "cuda, cpu or auto")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  check_cmd->add_option("-j,--jobs", ce.jobs, "Evaluations in flight");
+  check_cmd->add_flag("--no-perf", ce.no_perf, "Skip the perf stage on a GPU");
+  check_cmd->add_option("--timeout", ce.timeout_s, "Seconds allowed for each of the load and test-case stages");
+  check_cmd->add_option("--suite", ce.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  check_cmd->add_option("--python", ce.python, "Python with torch and triton");
+  check_cmd->add_option("--cache-dir", ce.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+
   EvalArgs e;
   auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");
   eval_cmd->add_option("source", e.source, "A .jsonl file, a .py file named after a task, or a folder of them")->required();
@@ -312,6 +398,9 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_flag("--no-require-triton", e.no_require_triton, "Accept submissions that launch no Triton kernel (self-checks of references)");
   eval_cmd->add_flag("--no-perf", e.no_perf, "Skip the perf stage");
   eval_cmd->add_option("--seed", e.seed, "Base seed for test inputs")->capture_default_str();
+  eval_cmd->add_option("--rules", e.rules,
+                       "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")
+      ->check(CLI::IsMember({"kbx", "kernelbenchx"}))->capture_default_str();
   eval_cmd->add_option("--timeout", e.timeout_s, "Seconds allowed for each of the load and test-case stages (default 120 and 300)");
   eval_cmd->add_option("--perf-timeout", e.perf_timeout_s, "Seconds allowed for the perf stage")->capture_default_str();
   eval_cmd->add_option("--suite", e.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
@@ -338,6 +427,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*show_cmd) {
     return cmd_suite_show(suite_args);
+  }
+  if (*check_cmd) {
+    return cmd_suite_check(ce, check_args, args);
   }
   if (*eval_cmd) {
     return cmd_eval(e, args);

@@ -67,8 +67,8 @@ struct LeafOutcome {
 class Comparison {
  public:
   Comparison(const std::vector<OutputLeaf>& ref, const std::vector<OutputLeaf>& cand,
-             const Contract& contract)
-      : ref_(ref), cand_(cand), contract_(contract) {
+             const Contract& contract, const std::vector<OutputLeaf>* magnitudes = nullptr)
+      : ref_(ref), cand_(cand), contract_(contract), magnitudes_(magnitudes) {
     scalars_.reserve(2 * ref.size());  // Operand points into it: no reallocation allowed
   }
 
@@ -84,9 +84,12 @@ class Comparison {
   Verdict fail_leaf(const Operand& op, const LeafOutcome& outcome) const;
   Verdict pass(const std::vector<LeafOutcome>& outcomes) const;
 
+  const TensorBlob* magnitude_for(const OutputLeaf& ref) const;
+
   const std::vector<OutputLeaf>& ref_;
   const std::vector<OutputLeaf>& cand_;
   const Contract& contract_;
+  const std::vector<OutputLeaf>* magnitudes_;
   std::vector<TensorBlob> scalars_;
   std::vector<Operand> operands_;
 };
@@ -192,7 +195,11 @@ LeafOutcome Comparison::judge(const Operand& op) const {
   const DType dtype = op.ref_tensor->dtype;
   const bool by_metrics = contract_.metrics.has_value() && !is_exact(dtype);
   out.tol = by_metrics ? unbounded_tolerance : contract_.tolerance_for(dtype);
-  out.stats = scan_leaf(*op.ref_tensor, *op.cand_tensor, out.tol, by_metrics);
+  const TensorBlob* magnitude = by_metrics ? nullptr : magnitude_for(*op.ref);
+  out.stats = magnitude != nullptr
+                  ? scan_leaf_bounded(*op.ref_tensor, *op.cand_tensor, out.tol, *magnitude,
+                                      *contract_.error_bound_k * unit_roundoff(dtype))
+                  : scan_leaf(*op.ref_tensor, *op.cand_tensor, out.tol, by_metrics);
   if (by_metrics) {
     out.metrics = metrics_from(out.stats.sums);
   }
@@ -204,6 +211,22 @@ LeafOutcome Comparison::judge(const Operand& op) const {
                    ? FailReason::metric_mismatch
                    : FailReason::none;
   return out;
+}
+
+/// The magnitude tensor for a real floating tensor leaf under an error bound, else nullptr.
+const TensorBlob* Comparison::magnitude_for(const OutputLeaf& ref) const {
+  if (magnitudes_ == nullptr || !contract_.error_bound_k || ref.kind != LeafKind::tensor ||
+      is_exact(ref.tensor.dtype) || ref.tensor.dtype == DType::complex64 ||
+      ref.tensor.dtype == DType::complex128) {
+    return nullptr;
+  }
+  for (const OutputLeaf& m : *magnitudes_) {
+    if (m.path == ref.path && m.kind == LeafKind::tensor && m.tensor.dtype == DType::float64 &&
+        m.tensor.shape == ref.tensor.shape && !malformation(m.tensor)) {
+      return &m.tensor;
+    }
+  }
+  return nullptr;
 }
 
 Verdict Comparison::check_values() const {
@@ -297,8 +320,9 @@ Verdict Comparison::pass(const std::vector<LeafOutcome>& outcomes) const {
 }  // namespace
 
 Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
-                        const std::vector<OutputLeaf>& candidate, const Contract& contract) {
-  Comparison comparison(reference, candidate, contract);
+                        const std::vector<OutputLeaf>& candidate, const Contract& contract,
+                        const std::vector<OutputLeaf>* magnitudes) {
+  Comparison comparison(reference, candidate, contract, magnitudes);
   if (auto v = comparison.check_structure()) {
     return *v;
   }
@@ -306,6 +330,19 @@ Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
     return *v;
   }
   return comparison.check_values();
+}
+
+Verdict compare_structure(const std::vector<OutputLeaf>& reference,
+                          const std::vector<OutputLeaf>& candidate) {
+  const Contract contract = Contract::kernelbenchx_default();
+  Comparison comparison(reference, candidate, contract);
+  if (auto v = comparison.check_structure()) {
+    return *v;
+  }
+  if (auto v = comparison.check_metadata()) {
+    return *v;
+  }
+  return Verdict{};
 }
 
 }  // namespace kbx::compare

@@ -20,7 +20,15 @@ namespace kbx::compare {
 /// output order, with that leaf's diagnostics. When ok: path and detail are empty and each
 /// figure is its worst over all leaves (err_*: highest; cosine_sim: lowest, l1_relative and
 /// rmse: highest, under a metrics contract). Pure and thread-safe; one pass over each tensor.
+/// `magnitudes` (tasks with an error bound): leaves of the magnitude reference, matched by path;
+/// a float64 tensor of a leaf's shape widens that leaf's bound by k * u(dtype) * m per element.
 Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
-                        const std::vector<OutputLeaf>& candidate, const Contract& contract);
+                        const std::vector<OutputLeaf>& candidate, const Contract& contract,
+                        const std::vector<OutputLeaf>* magnitudes = nullptr);
+
+/// Only the first two checks of compare_outputs: leaf structure, then shape, dtype and device.
+/// For outputs whose values are judged through a canonical form instead.
+Verdict compare_structure(const std::vector<OutputLeaf>& reference,
+                          const std::vector<OutputLeaf>& candidate);
 
 }  // namespace kbx::compare

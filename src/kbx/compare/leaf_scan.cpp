@@ -337,7 +337,77 @@ void scan_exact(Pair p, std::int64_t numel, LeafStats& s) {
   }
 }
 
+template <Part P>
+void scan_bounded(Pair p, std::int64_t numel, Tolerance tol, const std::uint8_t* magnitude,
+                  double scale, LeafStats& s) {
+  ChunkResult chunk;
+  MetricSums unused;
+  for (std::int64_t e = 0; e < numel; ++e) {
+    const double m = load_part<Part::f64>(magnitude, e);
+    const double allowance = std::isfinite(m) ? scale * std::fabs(m) : 0.0;
+    const Tolerance element_tol{.rtol = tol.rtol, .atol = tol.atol + allowance};
+    const double before = chunk.abs_max;
+    record(classify<false>(load_part<P>(p.cand, e), load_part<P>(p.ref, e), element_tol, chunk,
+                           unused),
+           e, s);
+    if (chunk.abs_max > before) {
+      s.err_abs_max_index = e;
+    }
+  }
+  s.err_abs_max = chunk.abs_max;
+  s.err_rel_max = chunk.rel_max;
+}
+
 }  // namespace
+
+double unit_roundoff(DType dtype) {
+  switch (dtype) {
+    case DType::float16:
+      return 0x1p-11;
+    case DType::bfloat16:
+      return 0x1p-8;
+    case DType::float32:
+    case DType::complex64:
+      return 0x1p-24;
+    case DType::float64:
+    case DType::complex128:
+      return 0x1p-53;
+    default:
+      return 0;
+  }
+}
+
+LeafStats scan_leaf_bounded(const TensorBlob& ref, const TensorBlob& cand, Tolerance tol,
+                            const TensorBlob& magnitude, double scale) {
+  KBX_CHECK(magnitude.dtype == DType::float64 && magnitude.shape == ref.shape)
+      << "magnitude " << describe(magnitude) << " for " << describe(ref);
+  LeafStats s;
+  s.numel = ref.numel();
+  KBX_CHECK(ref.dtype == cand.dtype && ref.shape == cand.shape)
+      << describe(ref) << " vs " << describe(cand);
+  const auto bytes = static_cast<std::size_t>(s.numel) * element_size(ref.dtype);
+  KBX_CHECK(ref.data.size() == bytes && cand.data.size() == bytes &&
+            magnitude.data.size() == static_cast<std::size_t>(s.numel) * 8)
+      << describe(ref) << ": sizes do not match";
+  const Pair p{cand.data.data(), ref.data.data()};
+  switch (ref.dtype) {
+    case DType::float16:
+      scan_bounded<Part::f16>(p, s.numel, tol, magnitude.data.data(), scale, s);
+      break;
+    case DType::bfloat16:
+      scan_bounded<Part::bf16>(p, s.numel, tol, magnitude.data.data(), scale, s);
+      break;
+    case DType::float32:
+      scan_bounded<Part::f32>(p, s.numel, tol, magnitude.data.data(), scale, s);
+      break;
+    case DType::float64:
+      scan_bounded<Part::f64>(p, s.numel, tol, magnitude.data.data(), scale, s);
+      break;
+    default:
+      return scan_leaf(ref, cand, tol, false);
+  }
+  return s;
+}
 
 LeafStats scan_leaf(const TensorBlob& ref, const TensorBlob& cand, Tolerance tol,
                     bool with_metrics) {

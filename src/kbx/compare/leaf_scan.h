@@ -42,4 +42,13 @@ inline constexpr Tolerance unbounded_tolerance{.rtol = 0,
 LeafStats scan_leaf(const TensorBlob& ref, const TensorBlob& cand, Tolerance tol,
                     bool with_metrics);
 
+/// scan_leaf for a real floating leaf under an error bound: element i passes when
+/// |c - r| <= atol + rtol * |r| + scale * m_i, with m a float64 blob of the same shape (the
+/// magnitude reference). Element by element; the metrics sums are not filled.
+LeafStats scan_leaf_bounded(const TensorBlob& ref, const TensorBlob& cand, Tolerance tol,
+                            const TensorBlob& magnitude, double scale);
+
+/// The unit roundoff of a floating dtype (2^-24 for float32); 0 for other dtypes.
+double unit_roundoff(DType dtype);
+
 }  // namespace kbx::compare

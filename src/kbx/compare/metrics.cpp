@@ -38,13 +38,15 @@ Metrics metrics_from(const MetricSums& s) {
   // Squares of float64 values below ~1e-154 underflow: with no reference energy left, fall back
   // to +Inf (the error's did not underflow, so it dominates) or to l1_relative (neither did).
   m.rmse = s.ref_sq > 0 ? std::sqrt(s.diff_sq / s.ref_sq) : s.diff_sq > 0 ? inf : m.l1_relative;
+  m.rmse_absolute = s.parts > 0 ? std::sqrt(s.diff_sq / static_cast<double>(s.parts)) : 0.0;
   return m;
 }
 
 bool meets(const Metrics& m, const MetricThresholds& t) {
   return (!t.cosine_sim_min || m.cosine_sim >= *t.cosine_sim_min) &&
          (!t.l1_relative_max || m.l1_relative <= *t.l1_relative_max) &&
-         (!t.rmse_max || m.rmse <= *t.rmse_max);
+         (!t.rmse_max || m.rmse <= *t.rmse_max) &&
+         (!t.rmse_absolute_max || m.rmse_absolute <= *t.rmse_absolute_max);
 }
 
 std::string describe_misses(const Metrics& m, const MetricThresholds& t) {
@@ -58,6 +60,9 @@ std::string describe_misses(const Metrics& m, const MetricThresholds& t) {
   }
   if (t.rmse_max && !(m.rmse <= *t.rmse_max)) {
     add(fmt::format("rmse {:.6g} > {:g}", m.rmse, *t.rmse_max));
+  }
+  if (t.rmse_absolute_max && !(m.rmse_absolute <= *t.rmse_absolute_max)) {
+    add(fmt::format("rmse (absolute) {:.6g} > {:g}", m.rmse_absolute, *t.rmse_absolute_max));
   }
   return out;
 }

@@ -27,6 +27,7 @@ struct Metrics {
   double cosine_sim = 1;
   double l1_relative = 0;
   double rmse = 0;  ///< RMS(c - r) / RMS(r)
+  double rmse_absolute = 0;  ///< RMS(c - r): KernelBench-X's own RMSE (--rules kernelbenchx)
 };
 
 /// Metrics from sums. Conventions where the formulas would divide by zero:

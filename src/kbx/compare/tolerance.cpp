@@ -76,11 +76,12 @@ Result<Contract> parse_metrics(const Json& j) {
     std::optional<double>* slot = key == "cosine_sim_min"    ? &m.cosine_sim_min
                                   : key == "l1_relative_max" ? &m.l1_relative_max
                                   : key == "rmse_max"        ? &m.rmse_max
+                                  : key == "rmse_absolute_max" ? &m.rmse_absolute_max
                                                              : nullptr;
     if (slot == nullptr) {
       return contract_error(fmt::format(
           "precision.metrics: unknown field '{}' (expected cosine_sim_min, l1_relative_max, "
-          "rmse_max)",
+          "rmse_max, rmse_absolute_max)",
           key));
     }
     std::optional<double> x = non_negative(value);
@@ -127,15 +128,35 @@ Result<Contract> parse_contract(const Json& precision) {
         "metrics)",
         precision.dump()));
   }
-  if (!precision.is_object() || precision.size() != 1 ||
-      !(precision.contains("tolerance") || precision.contains("metrics"))) {
+  const bool has_bound = precision.is_object() && precision.contains("error_bound");
+  const std::size_t expected = has_bound && precision.contains("tolerance") ? 2 : 1;
+  if (!precision.is_object() || precision.size() != expected ||
+      !(precision.contains("tolerance") || precision.contains("metrics") || has_bound) ||
+      (has_bound && precision.contains("metrics"))) {
     return contract_error(fmt::format(
-        "precision must be \"default\", {{\"tolerance\": {{...}}}} or {{\"metrics\": {{...}}}} "
-        "(got {})",
+        "precision must be \"default\", {{\"tolerance\": {{...}}}}, {{\"error_bound\": {{...}}}} "
+        "(alone or with tolerance) or {{\"metrics\": {{...}}}} (got {})",
         precision.dump()));
   }
-  return precision.contains("tolerance") ? parse_tolerances(precision["tolerance"])
-                                         : parse_metrics(precision["metrics"]);
+  if (precision.contains("metrics")) {
+    return parse_metrics(precision["metrics"]);
+  }
+  Result<Contract> contract = precision.contains("tolerance")
+                                  ? parse_tolerances(precision["tolerance"])
+                                  : Result<Contract>(Contract::kernelbenchx_default());
+  if (!contract || !has_bound) {
+    return contract;
+  }
+  const Json& bound = precision["error_bound"];
+  std::optional<double> k = bound.is_object() && bound.size() == 1 && bound.contains("k")
+                                ? non_negative(bound["k"])
+                                : std::nullopt;
+  if (!k || *k == 0) {
+    return contract_error(fmt::format(
+        "precision.error_bound must be {{\"k\": K}} with K a positive number (got {})", bound.dump()));
+  }
+  contract->error_bound_k = *k;
+  return contract;
 }
 
 }  // namespace kbx::compare

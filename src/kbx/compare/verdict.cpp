@@ -23,6 +23,10 @@ std::string_view to_string(FailReason reason) {
       return "value_mismatch";
     case FailReason::metric_mismatch:
       return "metric_mismatch";
+    case FailReason::canonical_mismatch:
+      return "canonical_mismatch";
+    case FailReason::expected_error:
+      return "expected_error";
   }
   return "none";
 }

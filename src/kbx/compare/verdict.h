@@ -20,6 +20,8 @@ enum class FailReason {
   inf_mismatch,        ///< ±Inf pattern differs
   value_mismatch,      ///< elementwise tolerance exceeded (or exact values differ)
   metric_mismatch,     ///< a cosine / L1 / RMSE threshold missed
+  canonical_mismatch,  ///< the task's canonical function rejected the output (malformed result)
+  expected_error,      ///< the case must raise, and the call returned or raised another type
 };
 
 std::string_view to_string(FailReason reason);

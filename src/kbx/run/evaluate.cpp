@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 
 #include "kbx/compare/comparator.h"
 #include "kbx/run/replies.h"
@@ -152,14 +154,96 @@ struct Evaluation {
              results ? "the worker answered for the wrong number of cases" : results.error().what());
       return false;
     }
+    for (std::size_t i = 0; i < results->size(); ++i) {
+      if ((*results)[i].index != static_cast<int>(i)) {
+        finish("worker_lost", "protocol_error",
+               fmt::format("the worker answered case {} in position {}", (*results)[i].index, i));
+        return false;
+      }
+    }
     return judge_cases(calls, results.value(), expected);
+  }
+
+  /// The leaves of the return value alone: what --rules kernelbenchx compares.
+  static std::vector<OutputLeaf> return_leaves(const std::vector<OutputLeaf>& leaves) {
+    std::vector<OutputLeaf> out;
+    std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(out), [](const OutputLeaf& l) {
+      return l.path == "out" || l.path.starts_with("out[");
+    });
+    return out;
+  }
+
+  static void record_verdict(store::CaseRecord& c, const compare::Verdict& v) {
+    c.status = v.ok ? "ok" : "mismatch";
+    c.reason = v.ok ? "" : std::string(compare::to_string(v.reason));
+    c.detail = v.detail;
+    c.path = v.path;
+    c.err_abs_max = v.err_abs_max;
+    c.err_rel_max = v.err_rel_max;
+    c.mismatch_count = v.mismatch_count;
+    c.first_mismatch_index = v.first_mismatch_index;
+  }
+
+  /// A case that must raise: passes when the call raised one of the named types.
+  static void judge_expected_error(store::CaseRecord& c, const suite::ResolvedCall& call,
+                                   const CaseResult& r) {
+    if (r.raised_one_of(call.raises)) {
+      c.status = "ok";
+      c.detail = fmt::format("raised {} as required", r.error.value("type", "an error"));
+      return;
+    }
+    c.status = "mismatch";
+    c.reason = std::string(compare::to_string(compare::FailReason::expected_error));
+    c.detail = fmt::format("the call must raise one of {}, but it {}", Json(call.raises).dump(),
+                           r.status == "ok" ? std::string("returned")
+                                            : "raised " + describe_worker_error(r.error));
+  }
+
+  /// Judges the outputs of cases awaiting a canonical form, through the reference worker.
+  bool judge_canonical(const std::vector<suite::ResolvedCall>& calls,
+                       const std::vector<CaseResult>& results, const CaseOutputs& expected,
+                       const std::vector<std::size_t>& pending) {
+    if (pending.empty()) {
+      return true;
+    }
+    std::vector<suite::ResolvedCall> subset;
+    std::vector<const std::vector<OutputLeaf>*> outputs;
+    for (std::size_t i : pending) {
+      subset.push_back(calls[i]);
+      outputs.push_back(&results[i].outputs);
+    }
+    Result<std::vector<CaseResult>> forms = Error(ErrorKind::worker, "not run");
+    {
+      auto waiting = Clock::now();
+      sandbox::SharedGpuHold hold(ctx.gpu_lock);
+      rec.time_queue_ms += ms_since(waiting);
+      forms = ctx.references.canonicalize(task, ctx.gpu, subset, outputs);
+    }
+    if (!forms) {
+      finish("skipped", "reference_error",
+             fmt::format("canonical forms could not be computed: {}", forms.error().what()));
+      return false;
+    }
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      const CaseResult& f = forms.value()[k];
+      store::CaseRecord& c = rec.cases[pending[k]];
+      if (f.status != "ok") {
+        c.status = "mismatch";
+        c.reason = std::string(compare::to_string(compare::FailReason::canonical_mismatch));
+        c.detail = "the task's canonical check rejected the output: " + describe_worker_error(f.error);
+        continue;
+      }
+      record_verdict(c, compare::compare_outputs(expected[pending[k]].canonical, f.canonical,
+                                                 contract));
+    }
+    return true;
   }
 
   bool judge_cases(const std::vector<suite::ResolvedCall>& calls,
                    const std::vector<CaseResult>& results, const CaseOutputs& expected) {
     auto start = Clock::now();
     const CaseResult* first_error = nullptr;
-    std::optional<store::CaseRecord> first_mismatch;
+    std::vector<std::size_t> pending_canonical;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& r = results[i];
       store::CaseRecord c;
@@ -168,31 +252,45 @@ struct Evaluation {
       c.time_ms = r.time_ms;
       c.status = r.status;
       rec.triton_launches += r.triton_launches;
-      if (r.status == "error") {
+      const bool fatal_kind = r.status == "error" && (r.error.value("kind", "") == "gpu_fault" ||
+                                                      r.error.value("kind", "") == "input_error");
+      if (!calls[i].raises.empty() && r.status != "not_run" && !fatal_kind) {
+        judge_expected_error(c, calls[i], r);
+      } else if (r.status == "error") {
         c.reason = r.error.value("kind", "runtime_error");
         c.detail = describe_worker_error(r.error);
         first_error = first_error != nullptr ? first_error : &r;
-      } else if (r.status == "ok") {
-        auto v = compare::compare_outputs(expected[i], r.outputs, contract);
-        c.status = v.ok ? "ok" : "mismatch";
-        c.reason = v.ok ? "" : std::string(compare::to_string(v.reason));
-        c.detail = v.detail;
-        c.path = v.path;
-        c.err_abs_max = v.err_abs_max;
-        c.err_rel_max = v.err_rel_max;
-        c.mismatch_count = v.mismatch_count;
-        c.first_mismatch_index = v.first_mismatch_index;
-        if (!v.ok && !first_mismatch) {
-          first_mismatch = c;
+      } else if (r.status == "ok" && !task.canonical.empty()) {
+        auto v = compare::compare_structure(expected[i].outputs, r.outputs);
+        record_verdict(c, v);
+        if (v.ok) {
+          pending_canonical.push_back(i);
         }
+      } else if (r.status == "ok" && ctx.options.rules == "kernelbenchx") {
+        record_verdict(c, compare::compare_outputs(return_leaves(expected[i].outputs),
+                                                   return_leaves(r.outputs), contract));
+      } else if (r.status == "ok") {
+        record_verdict(c, compare::compare_outputs(expected[i].outputs, r.outputs, contract,
+                                                   &expected[i].magnitude));
       }
       rec.cases.push_back(std::move(c));
     }
-    rec.time_compare_ms = ms_since(start);
-    rec.triton_ok = rec.triton_launches > 0;
     if (first_error != nullptr) {
+      rec.time_compare_ms = ms_since(start);
+      rec.triton_ok = rec.triton_launches > 0;
       fail_case(*first_error, calls[static_cast<std::size_t>(first_error->index)].name);
       return false;
+    }
+    if (!judge_canonical(calls, results, expected, pending_canonical)) {
+      return false;
+    }
+    rec.time_compare_ms = ms_since(start);
+    rec.triton_ok = rec.triton_launches > 0;
+    std::optional<store::CaseRecord> first_mismatch;
+    for (const auto& c : rec.cases) {
+      if (c.status == "mismatch" && !first_mismatch) {
+        first_mismatch = c;
+      }
     }
     rec.call_ok = true;
     if (first_mismatch) {
@@ -296,6 +394,8 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   ev.rec.submission_id = submission_id;
   ev.rec.session_id = ctx.session_id;
   ev.rec.device = ctx.device_label;
+  ev.rec.task_version = task.version;
+  ev.rec.rules = ctx.options.rules;
 
   std::shared_ptr<const CaseOutputs> expected;
   {

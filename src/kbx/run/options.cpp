@@ -15,6 +15,7 @@ Json RunOptions::identity() const {
               {"seed", seed},
               {"require_triton", require_triton},
               {"perf", perf},
+              {"rules", rules},
               {"suite_root", suite_root.string()}};
 }
 

@@ -38,6 +38,9 @@ struct RunOptions {
   bool require_triton = true;
   bool perf = true;
   std::uint64_t seed = 0;
+  /// "kbx" (strict: Triton must do the work, mutated arguments compared, kbx's contracts) or
+  /// "kernelbenchx" (the public harness's rules with kbx's references; docs/errata.md).
+  std::string rules = "kbx";
   int load_timeout_s = 120;
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include "kbx/common/files.h"
 #include "kbx/common/hash.h"
 #include "kbx/run/replies.h"
@@ -12,7 +14,12 @@ namespace {
 
 std::string lane_key(const suite::Task& task, int gpu) { return fmt::format("{}@{}", task.key, gpu); }
 
-std::optional<std::vector<OutputLeaf>> read_cached(const std::filesystem::path& path) {
+constexpr std::array<std::pair<const char*, std::vector<OutputLeaf> ReferenceCase::*>, 3> cached_parts{
+    {{"outputs", &ReferenceCase::outputs},
+     {"canonical", &ReferenceCase::canonical},
+     {"magnitude", &ReferenceCase::magnitude}}};
+
+std::optional<ReferenceCase> read_cached(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     return std::nullopt;
@@ -24,18 +31,25 @@ std::optional<std::vector<OutputLeaf>> read_cached(const std::filesystem::path& 
   if (!frame || !frame->ok()) {
     return std::nullopt;  // a torn or foreign file: recompute
   }
-  auto leaves = sandbox::decode_leaves(frame->value().header.value("outputs", Json::array()),
-                                       frame->value().payload);
-  if (!leaves) {
-    return std::nullopt;
+  const auto& f = frame->value();
+  ReferenceCase out;
+  out.raised = f.header.value("raised", false);
+  for (const auto& [field, member] : cached_parts) {
+    auto leaves = sandbox::decode_leaves(f.header.value(field, Json::array()), f.payload);
+    if (!leaves) {
+      return std::nullopt;
+    }
+    out.*member = std::move(leaves).value();
   }
-  return std::move(leaves).value();
+  return out;
 }
 
-void write_cached(const std::filesystem::path& path, const std::vector<OutputLeaf>& leaves) {
+void write_cached(const std::filesystem::path& path, const ReferenceCase& result) {
   sandbox::Frame frame;
-  frame.header = Json{{"op", "reference_outputs"}};
-  frame.header["outputs"] = sandbox::encode_leaves(leaves, frame.payload);
+  frame.header = Json{{"op", "reference_outputs"}, {"raised", result.raised}};
+  for (const auto& [field, member] : cached_parts) {
+    frame.header[field] = sandbox::encode_leaves(result.*member, frame.payload);
+  }
   auto bytes = sandbox::encode_frame(frame);
   std::filesystem::create_directories(path.parent_path());
   write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
@@ -115,7 +129,7 @@ Result<int> ReferenceService::load(Lane& l, int gpu, const suite::Task& task) {
 std::filesystem::path ReferenceService::cache_path(const suite::Task& task,
                                                    const suite::ResolvedCall& c,
                                                    const std::string& device_name) const {
-  std::string id = sha256_hex(fmt::format("v2|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
+  std::string id = sha256_hex(fmt::format("v3|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
                                           c.seed, device_name, torch_version_));
   return options_.cache_dir / "reference" / id.substr(0, 2) / (id + ".kbxref");
 }
@@ -148,7 +162,7 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
       return handle.error();
     }
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                            {"cases", cases_json(task, missing, task.exact_reference)}},
+                            {"cases", cases_json(task, missing, /*for_reference=*/true)}},
                        {}};
     auto reply = call(l, gpu, req, options_.cases_timeout_s, "running the cases of " + task.key);
     if (!reply) {
@@ -163,19 +177,62 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
                    results->size(), missing.size(), task.key);
     }
     for (std::size_t i = 0; i < missing.size(); ++i) {
-      const auto& r = results.value()[i];
-      if (r.status != "ok") {
+      auto& r = results.value()[i];
+      ReferenceCase rc;
+      if (!missing[i].raises.empty()) {
+        if (!r.raised_one_of(missing[i].raises)) {
+          return Error(ErrorKind::suite, "{}: case '{}' must raise one of {}, but the reference {}",
+                       task.reference_path().string(), missing[i].name, Json(missing[i].raises).dump(),
+                       r.status == "ok" ? std::string("returned")
+                                        : "raised " + describe_worker_error(r.error));
+        }
+        rc.raised = true;
+      } else if (r.status != "ok") {
         return Error(ErrorKind::suite, "{}: the reference fails on case '{}': {}",
                      task.reference_path().string(), missing[i].name,
                      describe_worker_error(r.error));
+      } else {
+        rc.outputs = std::move(r.outputs);
+        rc.canonical = std::move(r.canonical);
+        rc.magnitude = std::move(r.magnitude);
       }
-      write_cached(cache_path(task, missing[i], l.device_name), r.outputs);
-      (*outputs)[missing[i].index] = r.outputs;
+      write_cached(cache_path(task, missing[i], l.device_name), rc);
+      (*outputs)[missing[i].index] = std::move(rc);
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   outputs_[lane_key(task, gpu)] = outputs;
   return std::shared_ptr<const CaseOutputs>(outputs);
+}
+
+Result<std::vector<CaseResult>> ReferenceService::canonicalize(
+    const suite::Task& task, int gpu, const std::vector<suite::ResolvedCall>& calls,
+    const std::vector<const std::vector<OutputLeaf>*>& outputs) {
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  auto handle = load(l, gpu, task);
+  if (!handle) {
+    return handle.error();
+  }
+  sandbox::Frame req{Json{{"op", "canonicalize"}, {"handle", *handle}, {"device", options_.device}},
+                     {}};
+  Json cases = cases_json(task, calls, /*for_reference=*/true);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    cases[i]["exact"] = false;
+    cases[i]["bound"] = false;
+    cases[i]["outputs"] = sandbox::encode_leaves(*outputs[i], req.payload);
+  }
+  req.header["cases"] = std::move(cases);
+  auto reply = call(l, gpu, req, options_.cases_timeout_s, "canonicalizing outputs of " + task.key);
+  if (!reply) {
+    return reply.error();
+  }
+  auto results = decode_canonical_results(*reply);
+  if (results && results->size() != calls.size()) {
+    return Error(ErrorKind::protocol, "the reference worker canonicalized {} of {} cases of {}",
+                 results->size(), calls.size(), task.key);
+  }
+  return results;
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::Task& task, int gpu,

@@ -11,14 +11,23 @@
 #include "kbx/common/output_leaf.h"
 #include "kbx/common/result.h"
 #include "kbx/run/options.h"
+#include "kbx/run/replies.h"
 #include "kbx/sandbox/worker_pool.h"
 #include "kbx/store/records.h"
 #include "kbx/suite/task.h"
 
 namespace kbx::run {
 
-/// The reference's outputs for every case of a task, in case order.
-using CaseOutputs = std::vector<std::vector<OutputLeaf>>;
+/// What the reference produced for one case.
+struct ReferenceCase {
+  std::vector<OutputLeaf> outputs;
+  std::vector<OutputLeaf> canonical;  ///< its canonical form (tasks with a canonical function)
+  std::vector<OutputLeaf> magnitude;  ///< float64 magnitudes (tasks with an error bound)
+  bool raised = false;                ///< the case expects an error and the reference raised it
+};
+
+/// The reference's results for every case of a task, in case order.
+using CaseOutputs = std::vector<ReferenceCase>;
 
 /// Owns one trusted reference worker per GPU. The reference worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
@@ -30,6 +39,12 @@ class ReferenceService {
 
   /// Reference outputs for the task's cases (computed on `gpu` on a cache miss).
   Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
+
+  /// Canonical forms of a candidate's outputs for `calls` (cases of a task with a canonical
+  /// function), computed by the trusted reference worker. One result per call, in order.
+  Result<std::vector<CaseResult>> canonicalize(const suite::Task& task, int gpu,
+                                               const std::vector<suite::ResolvedCall>& calls,
+                                               const std::vector<const std::vector<OutputLeaf>*>& outputs);
 
   /// Reference timings for the task on `gpu`, taken on first use. `fresh` tells whether this call
   /// took them (so the caller stores them).

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kbx::run {
 
 Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
@@ -14,13 +16,54 @@ Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
   return out;
 }
 
-Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls, bool exact) {
+Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
+                bool for_reference) {
   Json out = calls_json(calls);
-  for (auto& c : out) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Json& c = out[i];
     c["mutated_args"] = task.mutated_args;
-    c["exact"] = exact;
+    c["mutated_kwargs"] = task.mutated_kwargs;
+    c["raises"] = calls[i].raises;
+    c["exact"] = for_reference && task.exact_reference;
+    if (for_reference && !task.canonical.empty()) {
+      c["canonical"] = task.canonical;
+    }
+    c["bound"] = for_reference && has_error_bound(task) && calls[i].raises.empty();
   }
   return out;
+}
+
+bool has_error_bound(const suite::Task& task) {
+  return task.precision.is_object() && task.precision.contains("error_bound");
+}
+
+std::vector<std::string> CaseResult::error_types() const {
+  std::vector<std::string> out;
+  auto it = error.find("types");
+  if (it != error.end() && it->is_array()) {
+    for (const auto& t : *it) {
+      if (t.is_string()) {
+        out.push_back(t.get<std::string>());
+      }
+    }
+  }
+  auto type = error.find("type");
+  if (out.empty() && type != error.end() && type->is_string()) {
+    out.push_back(type->get<std::string>());
+  }
+  return out;
+}
+
+bool CaseResult::raised_one_of(const std::vector<std::string>& names) const {
+  if (status != "error") {
+    return false;
+  }
+  for (const auto& t : error_types()) {
+    if (std::find(names.begin(), names.end(), t) != names.end()) {
+      return true;
+    }
+  }
+  return false;
 }
 namespace {
 
@@ -51,6 +94,15 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
           return leaves.error();
         }
         c.outputs = std::move(leaves).value();
+        for (auto [field, slot] : {std::pair{"canonical", &c.canonical}, {"magnitude", &c.magnitude}}) {
+          if (r.contains(field)) {
+            auto extra = sandbox::decode_leaves(r[field], reply.payload);
+            if (!extra) {
+              return extra.error();
+            }
+            *slot = std::move(extra).value();
+          }
+        }
       } else if (c.status == "error") {
         c.error = r.value("error", Json::object());
         if (!c.error.is_object()) {
@@ -63,6 +115,35 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
     }
   } catch (const Json::exception& e) {
     return Error(ErrorKind::protocol, "malformed 'cases' reply: {}", e.what());
+  }
+  return out;
+}
+
+Result<std::vector<CaseResult>> decode_canonical_results(const sandbox::Frame& reply) {
+  if (reply.op() != "canonical" || !reply.header.contains("results") ||
+      !reply.header["results"].is_array()) {
+    return Error(ErrorKind::protocol, "expected a 'canonical' reply with results, got '{}'",
+                 reply.op());
+  }
+  std::vector<CaseResult> out;
+  try {
+    for (const auto& r : reply.header["results"]) {
+      CaseResult c;
+      c.index = r.at("index").get<int>();
+      c.status = r.at("status").get<std::string>();
+      if (c.status == "ok") {
+        auto leaves = sandbox::decode_leaves(r.at("canonical"), reply.payload);
+        if (!leaves) {
+          return leaves.error();
+        }
+        c.canonical = std::move(leaves).value();
+      } else {
+        c.error = r.value("error", Json::object());
+      }
+      out.push_back(std::move(c));
+    }
+  } catch (const Json::exception& e) {
+    return Error(ErrorKind::protocol, "malformed 'canonical' reply: {}", e.what());
   }
   return out;
 }

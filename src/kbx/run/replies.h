@@ -16,9 +16,14 @@ namespace kbx::run {
 /// The `workloads` of a `time` request: each call's index, name, seed, args and kwargs.
 Json calls_json(const std::vector<suite::ResolvedCall>& calls);
 
-/// The `cases` of a `run_cases` request: calls_json plus the task's mutated_args, and `exact`
-/// (true only for the reference worker of an exact_reference task).
-Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls, bool exact);
+/// The `cases` of a `run_cases` request: calls_json plus the task's mutated arguments and each
+/// case's `raises`. For the trusted reference worker (`for_reference`) also `exact`, `canonical`
+/// and `bound` as the task asks; a candidate worker is never sent those.
+Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
+                bool for_reference);
+
+/// True when the task's precision has an error bound (the reference then sends magnitudes).
+bool has_error_bound(const suite::Task& task);
 
 /// One entry of a `cases` reply.
 struct CaseResult {
@@ -27,8 +32,18 @@ struct CaseResult {
   double time_ms = 0;
   std::int64_t triton_launches = 0;
   std::vector<OutputLeaf> outputs;
+  std::vector<OutputLeaf> canonical;  ///< reference worker, tasks with a canonical function
+  std::vector<OutputLeaf> magnitude;  ///< reference worker, tasks with an error bound
   Json error = Json::object();  ///< the worker's error object when status == "error"
+
+  /// The exception class names of an error result (its class and bases).
+  [[nodiscard]] std::vector<std::string> error_types() const;
+  /// True when this error result raised one of `names`.
+  [[nodiscard]] bool raised_one_of(const std::vector<std::string>& names) const;
 };
+
+/// The `results` of a `canonical` reply: per case, the canonical leaves or the error.
+Result<std::vector<CaseResult>> decode_canonical_results(const sandbox::Frame& reply);
 
 /// The `results` of a `cases` reply, with tensors decoded. Errors are protocol errors.
 Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply);

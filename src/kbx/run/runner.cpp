@@ -51,6 +51,9 @@ void check_identity(store::Database& db, const RunOptions& options) {
     return;
   }
   for (const auto& [key, value] : want.items()) {
+    if (key == "rules" && !have->contains(key) && value == "kbx") {
+      continue;  // a run made before rule sets existed used kbx's rules
+    }
     if (!have->contains(key) || (*have)[key] != value) {
       throw Error(ErrorKind::usage,
                   "'{}' holds a run made with {}={}, but this command asks for {}={}; use another "
@@ -155,7 +158,13 @@ class Session {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = contracts_.find(task.key);
     if (it == contracts_.end()) {
-      auto parsed = compare::parse_contract(task.precision);
+      const bool public_rules = options_.rules == "kernelbenchx";
+      auto parsed = compare::parse_contract(public_rules && !task.kernelbenchx_precision.is_null()
+                                                ? task.kernelbenchx_precision
+                                                : task.precision);
+      if (parsed && public_rules) {
+        parsed->error_bound_k.reset();  // the public tolerance table has no error bounds
+      }
       if (!parsed) {
         error = fmt::format("{}: {}", (task.dir / "task.json").string(), parsed.error().what());
         return nullptr;
@@ -273,8 +282,9 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   }
   summary.input_problems = static_cast<int>(contents.problems.size());
 
-  auto finished = db->evaluated_submission_ids();
+  auto finished = db->evaluated_task_versions();
   std::vector<PlanItem> pending;
+  std::map<std::string, int> stale_by_task;
   std::map<std::string, bool> tasks_seen;
   for (auto& s : contents.submissions) {
     if (!task_selected(options.tasks_pattern, s.task_key)) {
@@ -288,11 +298,21 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
     std::string id = submission_id(s);
     db->upsert_submission({id, s.task_key, s.origin, s.ordinal, s.code});
     ++summary.planned;
-    if (finished.count(id) != 0) {
+    auto done = finished.find(id);
+    if (done != finished.end() && done->second == task->version) {
       ++summary.already_done;
     } else {
+      if (done != finished.end()) {
+        ++stale_by_task[task->key];  // its verdict was made against another version of the task
+      }
       pending.push_back({std::move(s), id, task});
     }
+  }
+  for (const auto& [key, count] : stale_by_task) {
+    summary.reevaluated_stale += count;
+    progress.on_status(fmt::format(
+        "{}: the task changed since {} stored verdict{}; re-evaluating {}", key, count,
+        count == 1 ? "" : "s", count == 1 ? "it" : "them"));
   }
   progress.on_start(summary.planned, summary.already_done);
 

@@ -32,6 +32,7 @@ class ProgressSink {
 struct RunSummary {
   int planned = 0;            ///< submissions in the plan (after --tasks)
   int already_done = 0;       ///< skipped because an earlier session finished them
+  int reevaluated_stale = 0;  ///< finished earlier, but against another version of their task
   int evaluated = 0;          ///< finished in this session
   int input_problems = 0;
   bool interrupted = false;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ class Database {
 
   /// Ids of submissions that already have an evaluation (resume skips them).
   std::set<std::string> evaluated_submission_ids();
+  /// Each evaluated submission's task version (empty for verdicts stored before version 2).
+  std::map<std::string, std::string> evaluated_task_versions();
 
   /// Writes the evaluation with its cases and samples in one transaction, replacing any earlier
   /// evaluation of the same submission.

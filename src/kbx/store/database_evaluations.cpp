@@ -16,18 +16,19 @@ using detail::Transaction;
 constexpr const char* evaluation_columns =
     "submission_id, session_id, device, outcome, reason, detail, call_ok, exe_ok, triton_ok, "
     "perf_ok, perf_note, triton_launches, time_queue_ms, time_load_ms, time_cases_ms, "
-    "time_compare_ms, time_perf_ms, time_total_ms, log_tail, reference_session_id";
+    "time_compare_ms, time_perf_ms, time_total_ms, log_tail, reference_session_id, task_version, "
+    "rules";
 
 void insert_evaluation_row(Connection conn, const EvaluationRecord& e) {
   std::string sql = fmt::format(
       "INSERT INTO evaluations ({}) VALUES "
-      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))",
+      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?, ?)",
       evaluation_columns);
   Statement st(conn, sql.c_str());
   st.bind_all(e.submission_id, e.session_id, e.device, e.outcome, e.reason, e.detail, e.call_ok,
               e.exe_ok, e.triton_ok, e.perf_ok, e.perf_note, e.triton_launches, e.time_queue_ms,
               e.time_load_ms, e.time_cases_ms, e.time_compare_ms, e.time_perf_ms, e.time_total_ms,
-              e.log_tail, e.reference_session_id)
+              e.log_tail, e.reference_session_id, e.task_version, e.rules)
       .run();
 }
 
@@ -83,6 +84,8 @@ EvaluationRecord read_evaluation(const Statement& st) {
   e.time_total_ms = st.real(17);
   e.log_tail = st.text(18);
   e.reference_session_id = st.int64(19);
+  e.task_version = st.text(20);
+  e.rules = st.text(21);
   return e;
 }
 
@@ -149,6 +152,16 @@ std::set<std::string> Database::evaluated_submission_ids() {
     ids.insert(st.text(0));
   }
   return ids;
+}
+
+std::map<std::string, std::string> Database::evaluated_task_versions() {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_}, "SELECT submission_id, task_version FROM evaluations");
+  std::map<std::string, std::string> out;
+  while (st.step()) {
+    out[st.text(0)] = st.text(1);
+  }
+  return out;
 }
 
 void Database::save_evaluation(const EvaluationRecord& evaluation) {

@@ -130,8 +130,16 @@ CREATE TABLE reference_samples (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 1> all_migrations{{
+// Version 2: each verdict records the task version it was made against (resume re-evaluates a
+// submission whose task changed) and the rule set that made it.
+constexpr const char* verdict_provenance_sql = R"sql(
+ALTER TABLE evaluations ADD COLUMN task_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN rules TEXT NOT NULL DEFAULT 'kbx';
+)sql";
+
+constexpr std::array<Migration, 2> all_migrations{{
     {1, "init", init_sql},
+    {2, "verdict_provenance", verdict_provenance_sql},
 }};
 
 }  // namespace

@@ -94,6 +94,8 @@ struct EvaluationRecord {
   double time_total_ms = 0;
   std::string log_tail;        ///< the last lines the candidate printed
   std::int64_t reference_session_id = 0;  ///< whose reference timings the speedup uses (0: none)
+  std::string task_version;  ///< the version of the task this verdict was made against
+  std::string rules;         ///< the rule set that made the verdict: "kbx" or "kernelbenchx"
   std::vector<CaseRecord> cases;
   std::vector<TimingRecord> timings;  ///< the candidate's samples, one per workload
 };

@@ -149,6 +149,26 @@ T get_field(const Json& j, const char* field, const std::string& where) {
   }
 }
 
+/// An optional list of non-empty strings.
+std::vector<std::string> name_list(const Json& j, const char* field, const std::string& where) {
+  if (!j.contains(field)) {
+    return {};
+  }
+  const Json& v = j[field];
+  std::vector<std::string> out;
+  bool ok = v.is_array();
+  for (std::size_t i = 0; ok && i < v.size(); ++i) {
+    ok = v[i].is_string() && !v[i].get<std::string>().empty();
+    if (ok) {
+      out.push_back(v[i].get<std::string>());
+    }
+  }
+  if (!ok) {
+    throw Error(ErrorKind::suite, "{}: '{}' must be a list of non-empty strings", where, field);
+  }
+  return out;
+}
+
 void load_cases(Task& task, const Json& j, const std::string& where) {
   if (!j.contains("cases") || !j["cases"].is_array() || j["cases"].empty()) {
     throw Error(ErrorKind::suite, "{}: 'cases' must be a non-empty array", where);
@@ -165,6 +185,12 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
     tc.kwargs = resolve_object(c.value("kwargs", Json::object()), {}, case_where + " kwargs");
     if (!tc.args.is_array() || !tc.kwargs.is_object()) {
       throw Error(ErrorKind::suite, "{}: 'args' must be an array and 'kwargs' an object", case_where);
+    }
+    if (c.contains("raises")) {
+      tc.raises = name_list(c, "raises", case_where);
+      if (tc.raises.empty()) {
+        throw Error(ErrorKind::suite, "{}: 'raises' must name at least one exception class", case_where);
+      }
     }
     task.cases.push_back(std::move(tc));
   }
@@ -238,10 +264,15 @@ Task parse_task(const fs::path& dir, const std::string& key) {
   task.notes = j.value("notes", "");
   task.dtypes = j.value("dtypes", std::vector<std::string>{});
   task.precision = j.value("precision", Json("default"));
+  task.kernelbenchx_precision = j.value("kernelbenchx_precision", Json(nullptr));
   task.mutated_args = j.value("mutated_args", std::vector<int>{});
+  task.mutated_kwargs = name_list(j, "mutated_kwargs", where);
+  task.errata = name_list(j, "errata", where);
+  task.canonical = j.value("canonical", "");
   task.exact_reference = j.value("exact_reference", false);
-  if (task.exact_reference && !task.mutated_args.empty()) {
-    throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with 'mutated_args'", where);
+  if (task.exact_reference && (!task.mutated_args.empty() || !task.mutated_kwargs.empty())) {
+    throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with mutated arguments",
+                where);
   }
   task.dir = dir;
   load_cases(task, j, where);

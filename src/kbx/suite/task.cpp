@@ -27,7 +27,7 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
   for (std::size_t i = 0; i < task.cases.size(); ++i) {
     const auto& c = task.cases[i];
     calls.push_back({static_cast<int>(i), c.name, derive_seed(task.key, "case|" + c.name, base_seed),
-                     c.args, c.kwargs});
+                     c.args, c.kwargs, c.raises});
   }
   return calls;
 }
@@ -38,7 +38,7 @@ std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base
   for (const auto& w : task.workloads) {
     calls.push_back({w.index, fmt::format("perf/{}", w.index),
                      derive_seed(task.key, fmt::format("perf|{}", w.index), base_seed), w.args,
-                     w.kwargs});
+                     w.kwargs, {}});
   }
   return calls;
 }

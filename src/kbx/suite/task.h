@@ -18,6 +18,8 @@ struct ResolvedCall {
   std::uint64_t seed = 0;   ///< 63-bit, derived from task key, name and the run's seed
   Json args = Json::array();
   Json kwargs = Json::object();
+  /// Exception class names one of which the call must raise (empty: it must return).
+  std::vector<std::string> raises;
 };
 
 /// One perf workload: its parameters, its call template resolved, and its models evaluated.
@@ -34,6 +36,7 @@ struct TestCase {
   std::string name;
   Json args = Json::array();
   Json kwargs = Json::object();
+  std::vector<std::string> raises;  ///< "raises": the call must fail with one of these types
 };
 
 struct Task {
@@ -46,7 +49,15 @@ struct Task {
   std::string notes;
   std::vector<std::string> dtypes;
   Json precision = "default";
+  /// The public harness's contract where it differs from `precision` (the Quantization tasks'
+  /// metrics with absolute RMSE), used under --rules kernelbenchx; null when the same.
+  Json kernelbenchx_precision = nullptr;
   std::vector<int> mutated_args;
+  std::vector<std::string> mutated_kwargs;  ///< keyword arguments written in place ("out")
+  /// A function of reference.py giving the canonical form that outputs are judged by (non-unique
+  /// and random results), run only in the trusted reference worker; empty when none.
+  std::string canonical;
+  std::vector<std::string> errata;  ///< where kbx deliberately differs from the public benchmark
   /// Judge against the reference evaluated in float64 and rounded to its normal output dtypes
   /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
   bool exact_reference = false;

@@ -172,7 +172,7 @@ TEST(ParseContract, MetricThresholdsAreValidatedByName) {
 TEST(ParseContract, UnknownOrMissingMetricsAreRejected) {
   EXPECT_EQ(parse_error(R"({"metrics": {"cosine_min": 0.9}})"),
             "precision.metrics: unknown field 'cosine_min' (expected cosine_sim_min, "
-            "l1_relative_max, rmse_max)");
+            "l1_relative_max, rmse_max, rmse_absolute_max)");
   EXPECT_EQ(parse_error(R"({"metrics": {}})"),
             "precision.metrics must be an object with cosine_sim_min, l1_relative_max and/or "
             "rmse_max");
