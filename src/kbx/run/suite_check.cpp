@@ -42,10 +42,21 @@ def _map(value, fn):
     return value
 
 
+def _tensors(value):
+    found = []
+    _map(value, found.append)
+    return found
+
+
 def _written(args, kwargs):
     out = [args[i] for i in _MUTATED if i < len(args)]
     out += [kwargs.get(n) for n in _MUTATED_KW]
-    return [t for t in out if isinstance(t, torch.Tensor)]
+    return _tensors(out)
+
+
+def _replace(out, fn, fallback):
+    """`out` with every tensor mapped by fn; `fallback` when it holds no tensor at all."""
+    return _map(out, fn) if _tensors(out) else fallback
 
 )py";
 
@@ -57,9 +68,10 @@ def {entry}(*args, **kwargs):
 constexpr const char* zeros_body = R"py(
 def {entry}(*args, **kwargs):
     out = _ref.{entry}(*args, **kwargs)
-    for t in _written(args, kwargs):
-        t.zero_()
-    return _map(out, torch.zeros_like)
+    with torch.no_grad():
+        for t in _written(args, kwargs):
+            t.zero_()
+    return _replace(out, torch.zeros_like, torch.zeros(1))
 )py";
 
 constexpr const char* noise_body = R"py(
@@ -73,28 +85,30 @@ def _noise(t):
 
 def {entry}(*args, **kwargs):
     out = _ref.{entry}(*args, **kwargs)
-    for t in _written(args, kwargs):
-        t.copy_(_noise(t))
-    return _map(out, _noise)
+    with torch.no_grad():
+        for t in _written(args, kwargs):
+            t.copy_(_noise(t))
+    return _replace(out, _noise, torch.randn(1))
 )py";
 
 constexpr const char* first_input_body = R"py(
 def {entry}(*args, **kwargs):
-    tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+    tensors = _tensors([list(args), list(kwargs.values())])
     first = tensors[0].detach().clone() if tensors else None
     before = [t.detach().clone() for t in _written(args, kwargs)]
     out = _ref.{entry}(*args, **kwargs)
-    for t, b in zip(_written(args, kwargs), before):
-        t.copy_(b)  # the identity leaves its inputs as they were
+    with torch.no_grad():
+        for t, b in zip(_written(args, kwargs), before):
+            t.copy_(b)  # the identity leaves its inputs as they were
     if first is None:
-        return _map(out, torch.zeros_like)
+        return _replace(out, torch.zeros_like, torch.zeros(1))
 
     def same(t):
         if first.numel() != t.numel():
             return first.clone()
         return first.reshape(t.shape).to(t.dtype).clone()
 
-    return _map(out, same)
+    return _replace(out, same, first)
 )py";
 
 constexpr const char* low_precision_body = R"py(
@@ -109,12 +123,13 @@ def {entry}(*args, **kwargs):
     low_args = [_low(a) for a in args]
     low_kwargs = {{k: _low(v) for k, v in kwargs.items()}}
     out = _ref.{entry}(*low_args, **low_kwargs)
-    for i in _MUTATED:
-        if i < len(args) and isinstance(args[i], torch.Tensor):
-            args[i].copy_(low_args[i])
-    for n in _MUTATED_KW:
-        if isinstance(kwargs.get(n), torch.Tensor):
-            kwargs[n].copy_(low_kwargs[n])
+    with torch.no_grad():
+        for i in _MUTATED:
+            if i < len(args) and isinstance(args[i], torch.Tensor):
+                args[i].copy_(low_args[i])
+        for n in _MUTATED_KW:
+            if isinstance(kwargs.get(n), torch.Tensor):
+                kwargs[n].copy_(low_kwargs[n])
     return _map(out, lambda t: t.to(torch.float32) if t.dtype == _LOW else t)
 )py";
 
@@ -173,7 +188,8 @@ std::vector<Control> task_controls(const suite::Task& task, const std::vector<st
     if ((name == "float16" || name == "bfloat16") && !has_float32_data(task)) {
       continue;
     }
-    if (name == "upstream" && !defines_upstream_reference(task)) {
+    if ((name == "upstream" && !defines_upstream_reference(task)) ||
+        task.control_exemptions.count(name) != 0) {
       continue;
     }
     out.push_back({name, control_code(task, name), name == "eager"});

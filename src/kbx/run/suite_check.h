@@ -23,7 +23,8 @@ const std::vector<std::string>& control_names();
 
 /// The controls that apply to `task`, restricted to `which` (empty: all). "float16"/"bfloat16"
 /// apply to tasks with float32 data, "upstream" to tasks whose reference.py defines
-/// upstream_reference (the public reference's behaviour, where kbx's differs).
+/// upstream_reference (the public reference's behaviour, where kbx's differs); controls the task
+/// lists in control_exemptions (with the reason they cannot fail) are left out.
 std::vector<Control> task_controls(const suite::Task& task, const std::vector<std::string>& which);
 
 /// A copy of `task` whose cases repeat for `seeds` input draws: seed 0 keeps each case's name

@@ -269,6 +269,22 @@ Task parse_task(const fs::path& dir, const std::string& key) {
   task.mutated_kwargs = name_list(j, "mutated_kwargs", where);
   task.errata = name_list(j, "errata", where);
   task.canonical = j.value("canonical", "");
+  if (j.contains("control_exemptions")) {
+    const Json& ex = j["control_exemptions"];
+    if (!ex.is_object()) {
+      throw Error(ErrorKind::suite, "{}: 'control_exemptions' must map control names to reasons",
+                  where);
+    }
+    for (const auto& [name, why] : ex.items()) {
+      if (!why.is_string() || why.get<std::string>().empty() || name == "eager") {
+        throw Error(ErrorKind::suite,
+                    "{}: control_exemptions.{} must give the reason as text (and eager is never "
+                    "exempt)",
+                    where, name);
+      }
+      task.control_exemptions[name] = why.get<std::string>();
+    }
+  }
   task.exact_reference = j.value("exact_reference", false);
   if (task.exact_reference && (!task.mutated_args.empty() || !task.mutated_kwargs.empty())) {
     throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with mutated arguments",

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct Task {
   /// and random results), run only in the trusted reference worker; empty when none.
   std::string canonical;
   std::vector<std::string> errata;  ///< where kbx deliberately differs from the public benchmark
+  /// Negative controls of `kbx suite check` that cannot fail for this task, with the reason
+  /// ("float16": "the sign of a float16 is the sign of the float32 it came from").
+  std::map<std::string, std::string> control_exemptions;
   /// Judge against the reference evaluated in float64 and rounded to its normal output dtypes
   /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
   bool exact_reference = false;
