@@ -1,0 +1,82 @@
+"""Reference for Fusion/fused_bmm_rmsnorm_gelu_dropout_sub.py: dropout(gelu(rms_norm(bmm(input1, input2)))) - other."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def fused_bmm_rmsnorm_gelu_dropout_sub(input1, input2, other, normalized_shape, dropout_p=0.5, training=True,
+                                       approximate='none', eps=1e-05, *, out=None):
+    z = torch.bmm(input1, input2)
+    g = F.gelu(F.rms_norm(z, (normalized_shape,), eps=eps), approximate=approximate)
+    result = F.dropout(g, p=dropout_p, training=training).sub_(other)
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def upstream_reference(input1, input2, other, normalized_shape, dropout_p=0.5, training=True, approximate='none',
+                       eps=1e-05, *, out=None):
+    """What KernelBench-X's public reference computes: the same chain without subtracting `other`."""
+    z = torch.bmm(input1, input2)
+    g = F.gelu(F.rms_norm(z, (normalized_shape,), eps=eps), approximate=approximate)
+    result = F.dropout(g, p=dropout_p, training=training)
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def canonical_bmm_rmsnorm_gelu_dropout_sub(out, args, kwargs):
+    names = ("input1", "input2", "other", "normalized_shape", "dropout_p", "training", "approximate", "eps")
+    a = dict(zip(names, args))
+    a.update(kwargs)
+    p, training = a.get("dropout_p", 0.5), a.get("training", True)
+    if not training or p == 0:
+        return out, torch.tensor(True, device=out.device)
+    other = a["other"]
+    z = torch.bmm(a["input1"], a["input2"])
+    g = F.gelu(F.rms_norm(z, (a["normalized_shape"],), eps=a.get("eps", 1e-05)), approximate=a.get("approximate", "none"))
+    kept = g * (1.0 / (1.0 - p))
+    if not isinstance(out, torch.Tensor) or out.shape != kept.shape:
+        raise ValueError("the result must be shaped like the reference's")
+    dropped = out == (-other).expand_as(out)
+    filled, ok = _judge_dropout(out, dropped, kept - other, p)
+    # the drop statistic must count elements by their undropped size, not by kept - other
+    eligible = kept.abs() >= _ELIGIBLE
+    n = int(eligible.sum().item())
+    k = int((dropped & eligible).sum().item())
+    return filled, torch.tensor(_binomial_tail_ok(k, n, float(p)), device=out.device)
+
+
+# ---- judging dropout results (canonical form) ----
+# A dropout mask cannot be reproduced outside torch's own generator, so the canonical form keeps what a
+# correct result must satisfy: every element is either dropped or equal to the undropped value scaled by
+# 1 / (1 - p), and the number of dropped elements is a plausible Binomial(n, p) draw.
+
+_ELIGIBLE = 1e-3     # elements whose undropped value is at least this large count towards the drop statistic
+_TAIL = 1e-9         # a drop count is rejected when its exact binomial tail probability is below this
+
+
+def _binomial_tail_ok(k, n, p):
+    """False when k drops out of n is implausible: P(K >= k) or P(K <= k) below _TAIL for K ~ Binomial(n, p)."""
+    if n == 0 or p <= 0.0 or p >= 1.0:
+        return True
+    i = torch.arange(n + 1, dtype=torch.float64)
+    logpmf = (torch.lgamma(torch.tensor(n + 1.0, dtype=torch.float64)) - torch.lgamma(i + 1) - torch.lgamma(n - i + 1)
+              + i * math.log(p) + (n - i) * math.log1p(-p))
+    upper = torch.logsumexp(logpmf[k:], 0).item()
+    lower = torch.logsumexp(logpmf[:k + 1], 0).item()
+    return min(upper, lower) >= math.log(_TAIL)
+
+
+def _judge_dropout(out, dropped, expected, p):
+    """(out with dropped elements replaced by the expected value, bool: drop count plausible)."""
+    if not isinstance(out, torch.Tensor) or out.shape != expected.shape or out.dtype != expected.dtype:
+        raise ValueError("the result must be a tensor shaped and typed like the reference's")
+    filled = torch.where(dropped, expected, out)
+    eligible = expected.abs() >= _ELIGIBLE
+    n = int(eligible.sum().item())
+    k = int((dropped & eligible).sum().item())
+    ok = _binomial_tail_ok(k, n, float(p))
+    return filled, torch.tensor(ok, device=out.device)
