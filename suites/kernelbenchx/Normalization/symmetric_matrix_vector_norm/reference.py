@@ -1,0 +1,18 @@
+"""Reference for Normalization/symmetric_matrix_vector_norm.py: the p-norm of (1 + beta) * alpha * A x."""
+
+import torch
+
+
+def symmetric_matrix_vector_norm(A, x, alpha, beta, p=2.0):
+    y = torch.mv(A, x).mul_(alpha)
+    y.add_(y, alpha=beta)  # y + beta * y
+    return torch.linalg.vector_norm(y, ord=p)
+
+
+def symmetric_matrix(gen, device, n, dtype="float32", outlier_p=0.0, outlier_scale=1.0, uniform=False):
+    """(B + B^T) / 2 for B randn (or uniform [0, 1)), optionally with outliers in B."""
+    b = (torch.rand if uniform else torch.randn)(n, n, generator=gen, dtype=torch.float32)
+    if outlier_p > 0:
+        hit = torch.rand(n, n, generator=gen, dtype=torch.float64) < outlier_p
+        b = torch.where(hit, b * outlier_scale, b)
+    return ((b + b.T) / 2).to(getattr(torch, dtype)).to(device)
