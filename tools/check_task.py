@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks task folders against docs/suite-format.md and runs their references on the CPU.
 
-usage: tools/check_task.py TASK_DIR [TASK_DIR ...] [--perf-all] [--calls shared/catalog/upstream-test-calls.jsonl]
+usage: tools/check_task.py TASK_DIR [TASK_DIR ...] [--perf-all] [--device cpu|cuda] [--calls shared/catalog/upstream-test-calls.jsonl]
 
 For each task: validates task.json, builds every case's inputs, runs the reference on every case,
 evaluates the perf byte/FLOP models for every workload, and runs the reference on the smallest perf
@@ -108,12 +108,18 @@ def load_module(path: pathlib.Path):
     return mod
 
 
-def check(task_dir: pathlib.Path, perf_all: bool, calls: dict) -> list[str]:
+PERF_MEMORY_LIMIT = 16 << 30  # every perf workload, with the reference's temporaries, fits in 16 GiB
+
+
+def check(task_dir: pathlib.Path, perf_all: bool, calls: dict, device: str = "cpu") -> list[str]:
     import torch
     from kbx_worker.values import ValueBuilder
 
     problems: list[str] = []
-    task = json.loads((task_dir / "task.json").read_text())
+    def no_constant(name):
+        raise ValueError(f"task.json holds {name}, which is not JSON: write {{\"float\": \"inf\"}}")
+
+    task = json.loads((task_dir / "task.json").read_text(), parse_constant=no_constant)
     for field in REQUIRED:
         if field not in task:
             problems.append(f"missing field {field!r}")
@@ -174,10 +180,20 @@ def check(task_dir: pathlib.Path, perf_all: bool, calls: dict) -> list[str]:
             line = f"  perf {i:>2} {json.dumps(env)} bytes={nbytes:.4g} flops={flops:.4g}"
             if run:
                 try:
-                    b = ValueBuilder(seed_for(key, f"perf|{i}"), "cpu", ref)
+                    if device == "cuda":
+                        torch.cuda.empty_cache()
+                        torch.cuda.reset_peak_memory_stats()
+                    b = ValueBuilder(seed_for(key, f"perf|{i}"), device, ref, draw_on_device=device != "cpu")
                     args, kwargs = b.build_call(resolve(perf.get("args", []), env), resolve(perf.get("kwargs", {}), env))
                     out = fn(*args, **kwargs)
                     line += f" in={describe(tuple(args))} -> {describe(out)}"
+                    if device == "cuda":
+                        torch.cuda.synchronize()
+                        peak = torch.cuda.max_memory_allocated()
+                        line += f" peak={peak / 2**30:.2f} GiB"
+                        if peak > PERF_MEMORY_LIMIT:
+                            problems.append(f"perf workload {i}: peak GPU memory {peak / 2**30:.1f} GiB is over 16 GiB")
+                    del args, kwargs, out
                 except Exception as e:  # noqa: BLE001
                     problems.append(f"perf workload {i}: {type(e).__name__}: {e}")
             print(line)
@@ -224,6 +240,8 @@ def main() -> int:
     ap.add_argument("tasks", nargs="+", type=pathlib.Path)
     ap.add_argument("--perf-all", action="store_true", help="run the reference on every perf workload")
     ap.add_argument("--calls", type=pathlib.Path, help="upstream-test-calls.jsonl to print beside the cases")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="where perf workloads run (cuda: also checks their peak memory against 16 GiB)")
     a = ap.parse_args()
     calls = {}
     if a.calls:
@@ -232,7 +250,7 @@ def main() -> int:
             calls[row["file"]] = row
     bad = 0
     for t in a.tasks:
-        bad += bool(check(t, a.perf_all, calls))
+        bad += bool(check(t, a.perf_all, calls, a.device))
     return 1 if bad else 0
 
 

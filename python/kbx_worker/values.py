@@ -89,6 +89,12 @@ class ValueBuilder:
         raise InputError(f"unresolved expression {body!r}: kbx evaluates expressions before "
                          "sending")
 
+    def _build_float(self, body: Any) -> float:
+        """{"float": "inf"}: a float JSON cannot hold ("inf", "-inf", "nan")."""
+        if body not in ("inf", "-inf", "nan"):
+            raise InputError(f"'float' takes \"inf\", \"-inf\" or \"nan\", got {body!r}")
+        return float(body)
+
     def _build_generator(self, body: Any):
         import torch
 

@@ -125,12 +125,12 @@ Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& wh
   if (spec.size() == 1 && spec.contains("tensor")) {
     return Json{{"tensor", resolve_tensor(spec["tensor"], vars, where)}};
   }
-  static const std::set<std::string> known{"tuple", "dtype", "device", "generator"};
+  static const std::set<std::string> known{"tuple", "dtype", "device", "generator", "float"};
   if (spec.size() != 1 || known.count(spec.begin().key()) == 0) {
     throw Error(ErrorKind::suite, "{}: unknown value spec {}", where, spec.dump());
   }
   if (spec.begin().key() != "tuple") {
-    return spec;  // {"dtype": ...}, {"device": ...}, {"generator": {"seed": ...}} hold no values
+    return spec;  // {"dtype": ...}, {"device": ...}, {"generator": ...}, {"float": "inf"}: literals
   }
   Json out = Json::object();
   out[spec.begin().key()] = resolve_value(spec.begin().value(), vars, where);
