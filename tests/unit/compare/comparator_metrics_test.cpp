@@ -22,7 +22,7 @@ using testing::tensor_leaf;
 Contract metrics(std::optional<double> cos_min, std::optional<double> l1_max,
                  std::optional<double> rmse_max) {
   Contract c = Contract::kernelbenchx_default();
-  c.metrics = MetricThresholds{cos_min, l1_max, rmse_max};
+  c.metrics = MetricThresholds{cos_min, l1_max, rmse_max, std::nullopt};
   return c;
 }
 

@@ -14,8 +14,8 @@ Task two_case_task() {
   Task t;
   t.key = "Math/softmax.py";
   t.entry = "softmax";
-  t.cases = {{"rows_2x3", Json::array({1}), Json{{"dim", 1}}},
-             {"rows_4x5", Json::array({2}), Json{{"dim", 0}}}};
+  t.cases = {{"rows_2x3", Json::array({1}), Json{{"dim", 1}}, {}},
+             {"rows_4x5", Json::array({2}), Json{{"dim", 0}}, {}}};
   Workload w0;
   w0.index = 0;
   w0.args = Json::array({{{"tensor", {{"shape", {4, 8}}}}}});
