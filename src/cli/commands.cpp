@@ -9,6 +9,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <set>
 #include <thread>
 
 #include "cli/locate.h"
@@ -102,7 +103,11 @@ int cmd_suite_list(const SuiteArgs& a) {
     fmt::print("{:<52} {:>4} {:>6} {:>6}  {}\n", t->key, t->difficulty, t->cases.size(),
                t->workloads.size(), fmt::join(t->dtypes, ","));
   }
-  fmt::print("{} tasks in {}\n", tasks.size(), s.root.string());
+  std::set<std::string> categories;
+  for (const auto* t : tasks) {
+    categories.insert(t->category);
+  }
+  fmt::print("{} tasks in {} categories in {}\n", tasks.size(), categories.size(), s.root.string());
   return 0;
 }
 

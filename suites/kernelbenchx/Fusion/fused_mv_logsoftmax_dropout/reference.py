@@ -1,0 +1,59 @@
+"""Reference for Fusion/fused_mv_logsoftmax_dropout.py: dropout(log_softmax(input @ vec))."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def fused_mv_logsoftmax_dropout(input, vec, p=0.5, training=True, inplace=False, dim=0, *, out=None):
+    z = torch.mv(input, vec)
+    s = torch.log_softmax(z, dim=dim)
+    result = F.dropout(s, p=p, training=training, inplace=inplace)
+    if out is not None:
+        return out.copy_(result)
+    return result
+
+
+def canonical_mv_logsoftmax_dropout(out, args, kwargs):
+    a = dict(zip(("input", "vec", "p", "training", "inplace", "dim"), args))
+    a.update(kwargs)
+    p, training, dim = a.get("p", 0.5), a.get("training", True), a.get("dim", 0)
+    if not training or p == 0:
+        return out, torch.tensor(True, device=out.device)
+    s = torch.log_softmax(torch.mv(a["input"], a["vec"]), dim=dim)
+    expected = s * (1.0 / (1.0 - p))
+    return _judge_dropout(out, out == 0, expected, p)
+
+
+# ---- judging dropout results (canonical form) ----
+# A dropout mask cannot be reproduced outside torch's own generator, so the canonical form keeps what a
+# correct result must satisfy: every element is either dropped or equal to the undropped value scaled by
+# 1 / (1 - p), and the number of dropped elements is a plausible Binomial(n, p) draw.
+
+_ELIGIBLE = 1e-3     # elements whose undropped value is at least this large count towards the drop statistic
+_TAIL = 1e-9         # a drop count is rejected when its exact binomial tail probability is below this
+
+
+def _binomial_tail_ok(k, n, p):
+    """False when k drops out of n is implausible: P(K >= k) or P(K <= k) below _TAIL for K ~ Binomial(n, p)."""
+    if n == 0 or p <= 0.0 or p >= 1.0:
+        return True
+    i = torch.arange(n + 1, dtype=torch.float64)
+    logpmf = (torch.lgamma(torch.tensor(n + 1.0, dtype=torch.float64)) - torch.lgamma(i + 1) - torch.lgamma(n - i + 1)
+              + i * math.log(p) + (n - i) * math.log1p(-p))
+    upper = torch.logsumexp(logpmf[k:], 0).item()
+    lower = torch.logsumexp(logpmf[:k + 1], 0).item()
+    return min(upper, lower) >= math.log(_TAIL)
+
+
+def _judge_dropout(out, dropped, expected, p):
+    """(out with dropped elements replaced by the expected value, bool: drop count plausible)."""
+    if not isinstance(out, torch.Tensor) or out.shape != expected.shape or out.dtype != expected.dtype:
+        raise ValueError("the result must be a tensor shaped and typed like the reference's")
+    filled = torch.where(dropped, expected, out)
+    eligible = expected.abs() >= _ELIGIBLE
+    n = int(eligible.sum().item())
+    k = int((dropped & eligible).sum().item())
+    ok = _binomial_tail_ok(k, n, float(p))
+    return filled, torch.tensor(ok, device=out.device)
