@@ -4,8 +4,12 @@ import torch
 
 
 def fused_mul_sub(input, other_mul, other_sub, alpha=1, out=None):
-    prod = input * other_mul
-    if not isinstance(prod, torch.Tensor):
-        # all three operands are Python numbers: plain arithmetic, a Python number comes back
-        return prod - alpha * other_sub
-    return torch.sub(prod, other_sub, alpha=alpha, out=out)
+    # Two eager ops (multiply, then torch.sub with alpha); with three Python numbers the
+    # arithmetic is plain Python and returns a float.
+    if not any(isinstance(v, torch.Tensor) for v in (input, other_mul, other_sub)):
+        return input * other_mul - alpha * other_sub
+    product = torch.mul(input, other_mul)
+    result = torch.sub(product, other_sub, alpha=alpha)
+    if out is not None:
+        return out.copy_(result)
+    return result
