@@ -178,30 +178,33 @@ def _magnitude_leaves(loaded: Loaded, device: str, case: dict, payload: outputs.
     return _flatten(_to_float64(value), [], [], payload)
 
 
+def _tree_map(x: Any, fn: Callable[[Any], Any]) -> Any:
+    """`x` with `fn` applied to every leaf; lists, tuples (named ones too) and dicts are walked."""
+    if isinstance(x, list):
+        return [_tree_map(v, fn) for v in x]
+    if isinstance(x, tuple):
+        return tuple(_tree_map(v, fn) for v in x)
+    if isinstance(x, dict):
+        return {k: _tree_map(v, fn) for k, v in x.items()}
+    return fn(x)
+
+
 def _absolute(x: Any) -> Any:
     import torch
 
-    if isinstance(x, torch.Tensor):
-        return x.abs() if (x.is_floating_point() or x.is_complex()) else x
-    if isinstance(x, float):
-        return abs(x)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_absolute(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _absolute(v) for k, v in x.items()}
-    return x
+    def leaf(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            return v.abs() if (v.is_floating_point() or v.is_complex()) else v
+        return abs(v) if isinstance(v, float) else v
+
+    return _tree_map(x, leaf)
 
 
 def _to_float64(x: Any) -> Any:
     import torch
 
-    if isinstance(x, torch.Tensor):
-        return x.to(torch.float64) if x.is_floating_point() else x
-    if isinstance(x, (list, tuple)):
-        return tuple(_to_float64(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _to_float64(v) for k, v in x.items()}
-    return x
+    return _tree_map(x, lambda v: v.to(torch.float64)
+                     if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
 
 
 def canonicalize(loaded: Loaded, device: str, cases: list[dict], payload_in: bytes) -> CaseRun:
@@ -255,19 +258,18 @@ def _exact_value(loaded: Loaded, device: str, case: dict, value: Any) -> Any:
 def _upcast(x: Any) -> Any:
     import torch
 
-    if isinstance(x, torch.Tensor):
-        if x.dtype in (torch.float16, torch.bfloat16, torch.float32):
-            return x.to(torch.float64)
-        return x.to(torch.complex128) if x.dtype == torch.complex64 else x
-    if isinstance(x, torch.dtype):
-        return torch.float64 if x in (torch.float16, torch.bfloat16, torch.float32) else x
-    if isinstance(x, list):
-        return [_upcast(v) for v in x]
-    if isinstance(x, tuple):
-        return tuple(_upcast(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _upcast(v) for k, v in x.items()}
-    return x
+    low = (torch.float16, torch.bfloat16, torch.float32)
+
+    def leaf(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            if v.dtype in low:
+                return v.to(torch.float64)
+            return v.to(torch.complex128) if v.dtype == torch.complex64 else v
+        if isinstance(v, torch.dtype):
+            return torch.float64 if v in low else v
+        return v
+
+    return _tree_map(x, leaf)
 
 
 def _round_like(wide: Any, like: Any) -> Any:

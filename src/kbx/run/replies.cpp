@@ -75,10 +75,13 @@ std::string text_field(const Json& error, const char* name) {
 
 }  // namespace
 
-Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply) {
-  if (reply.op() != "cases" || !reply.header.contains("results") ||
-      !reply.header["results"].is_array()) {
-    return Error(ErrorKind::protocol, "expected a 'cases' reply with results, got '{}'", reply.op());
+namespace {
+
+/// The `results` of a reply whose op is `op` ("cases" or "canonical"): per case its status, its
+/// leaves (outputs, and the canonical forms and magnitudes a reference adds) or its error.
+Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, const std::string& op) {
+  if (reply.op() != op || !reply.header.contains("results") || !reply.header["results"].is_array()) {
+    return Error(ErrorKind::protocol, "expected a '{}' reply with results, got '{}'", op, reply.op());
   }
   std::vector<CaseResult> out;
   try {
@@ -89,19 +92,17 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
       c.time_ms = r.value("time_ms", 0.0);
       c.triton_launches = r.value("triton_launches", std::int64_t{0});
       if (c.status == "ok") {
-        auto leaves = sandbox::decode_leaves(r.value("outputs", Json::array()), reply.payload);
-        if (!leaves) {
-          return leaves.error();
+        if (op == "canonical" && !r.contains("canonical")) {
+          return Error(ErrorKind::protocol, "case {}: a canonical result without 'canonical'", c.index);
         }
-        c.outputs = std::move(leaves).value();
-        for (auto [field, slot] : {std::pair{"canonical", &c.canonical}, {"magnitude", &c.magnitude}}) {
-          if (r.contains(field)) {
-            auto extra = sandbox::decode_leaves(r[field], reply.payload);
-            if (!extra) {
-              return extra.error();
-            }
-            *slot = std::move(extra).value();
+        for (auto [field, slot] : {std::pair{"outputs", &c.outputs},
+                                   {"canonical", &c.canonical},
+                                   {"magnitude", &c.magnitude}}) {
+          auto leaves = sandbox::decode_leaves(r.value(field, Json::array()), reply.payload);
+          if (!leaves) {
+            return leaves.error();
           }
+          *slot = std::move(leaves).value();
         }
       } else if (c.status == "error") {
         c.error = r.value("error", Json::object());
@@ -114,38 +115,19 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
       out.push_back(std::move(c));
     }
   } catch (const Json::exception& e) {
-    return Error(ErrorKind::protocol, "malformed 'cases' reply: {}", e.what());
+    return Error(ErrorKind::protocol, "malformed '{}' reply: {}", op, e.what());
   }
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply) {
+  return decode_results(reply, "cases");
+}
+
 Result<std::vector<CaseResult>> decode_canonical_results(const sandbox::Frame& reply) {
-  if (reply.op() != "canonical" || !reply.header.contains("results") ||
-      !reply.header["results"].is_array()) {
-    return Error(ErrorKind::protocol, "expected a 'canonical' reply with results, got '{}'",
-                 reply.op());
-  }
-  std::vector<CaseResult> out;
-  try {
-    for (const auto& r : reply.header["results"]) {
-      CaseResult c;
-      c.index = r.at("index").get<int>();
-      c.status = r.at("status").get<std::string>();
-      if (c.status == "ok") {
-        auto leaves = sandbox::decode_leaves(r.at("canonical"), reply.payload);
-        if (!leaves) {
-          return leaves.error();
-        }
-        c.canonical = std::move(leaves).value();
-      } else {
-        c.error = r.value("error", Json::object());
-      }
-      out.push_back(std::move(c));
-    }
-  } catch (const Json::exception& e) {
-    return Error(ErrorKind::protocol, "malformed 'canonical' reply: {}", e.what());
-  }
-  return out;
+  return decode_results(reply, "canonical");
 }
 
 Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& reply) {
