@@ -11,7 +11,8 @@ from .values import InputError
 
 TEXT_LIMIT_BYTES = 8 * 1024
 KINDS = ("syntax_error", "import_error", "no_entry", "triton_compile_error", "gpu_fault",
-         "out_of_memory", "input_error", "runtime_error", "protocol_error")
+         "out_of_memory", "input_error", "runtime_error", "protocol_error", "unsupported_output",
+         "resource_limit", "tampered")
 
 # Phrases of the CUDA errors after which the context is dead (cudaErrorIllegalAddress, ...).
 _GPU_FAULT_PHRASES = (

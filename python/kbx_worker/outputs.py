@@ -7,6 +7,8 @@ import math
 import numbers
 from typing import Any
 
+from .errors import WorkerError
+
 _MAX_DEPTH = 64
 # The tensor element types kbx decodes (src/kbx/common/dtype.h).
 WIRE_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
@@ -170,11 +172,12 @@ def _sorted_keys(d: dict) -> list:
 
 
 def tensor_leaf(value, path: str, payload: Payload) -> dict:
-    """A tensor leaf; a dtype kbx cannot decode becomes a repr leaf that names it."""
+    """A tensor leaf. A dtype kbx cannot decode is an error, never a text leaf: equal text would
+    otherwise pass for tensors whose values were never compared."""
     dtype = str(value.dtype).removeprefix("torch.")
     if dtype not in WIRE_DTYPES:
-        return {"path": path, "kind": "repr", "value": f"<tensor of dtype {value.dtype} with "
-                f"shape {list(value.shape)} on {value.device.type}: kbx cannot compare it>"}
+        raise WorkerError("unsupported_output", f"{path} is a tensor of dtype {value.dtype}, which "
+                          f"kbx cannot compare; return one of {sorted(WIRE_DTYPES)}")
     t = _host_copy(value)
     offset, nbytes = payload.add_tensor(t)
     return {"path": path, "kind": "tensor", "tensor": {

@@ -7,6 +7,7 @@ import collections
 import pytest
 import torch
 
+from kbx_worker.errors import WorkerError
 from kbx_worker.outputs import Payload, flatten_call
 
 
@@ -124,7 +125,7 @@ def test_views_stay_valid_after_the_payload_and_tensors_are_dropped():
     assert bytes(views[0]) == torch.tensor([1.0, 2.0, 3.0, 4.0]).numpy().tobytes()
 
 
-def test_tensors_of_dtypes_kbx_cannot_decode_become_repr_leaves():
-    leaves, payload = flatten(torch.zeros(2, 3, dtype=torch.uint32))
-    assert leaves[0]["kind"] == "repr" and "torch.uint32" in leaves[0]["value"]
-    assert payload == b""
+def test_tensors_of_dtypes_kbx_cannot_decode_are_errors_not_text():
+    with pytest.raises(WorkerError) as e:
+        flatten(torch.zeros(2, 3, dtype=torch.uint32))
+    assert e.value.kind == "unsupported_output" and "torch.uint32" in str(e.value)

@@ -21,9 +21,10 @@ using store::WorkloadRecord;
 constexpr const char* pending_outcome = "pending";
 
 // The order outcomes are listed in; anything else follows by name.
-constexpr std::array<const char*, 11> outcome_order{
-    "ok",      "incorrect",   "not_triton",  "compile_error", "runtime_error", "timeout",
-    "crashed", "worker_lost", "unsupported", "skipped",       pending_outcome};
+constexpr std::array<const char*, 14> outcome_order{
+    "ok",          "incorrect",      "not_triton",         "compile_error", "runtime_error",
+    "timeout",     "crashed",        "limit_exceeded",     "protocol_violation", "tampered",
+    "worker_lost", "unsupported",    "skipped",            pending_outcome};
 
 // Reference timings by (session, task key, device), each read from the store once.
 class ReferenceCache {

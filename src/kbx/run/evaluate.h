@@ -9,6 +9,7 @@
 #include "kbx/sandbox/gpu_lock.h"
 #include "kbx/run/options.h"
 #include "kbx/run/reference_service.h"
+#include "kbx/run/replies.h"
 #include "kbx/sandbox/worker_pool.h"
 #include "kbx/sandbox/zygote.h"
 #include "kbx/store/records.h"
@@ -29,11 +30,52 @@ struct EvalContext {
   std::string device_label;  ///< "cuda:0 NVIDIA H200" or "cpu"
 };
 
+/// The candidate's worker as the judge sees it: a channel whose every reply is untrusted.
+class CandidateChannel {
+ public:
+  virtual ~CandidateChannel() = default;
+  /// Sends a request and waits for its one reply (or why none came) until `deadline`.
+  virtual sandbox::Reply request(const sandbox::Frame& frame, sandbox::Clock::time_point deadline) = 0;
+  /// Kills the candidate's process group.
+  virtual void kill() = 0;
+  /// How the process ended, once known, waiting up to `wait`.
+  virtual std::optional<sandbox::ExitStatus> exit_status(std::chrono::milliseconds wait) = 0;
+  /// The last bytes the candidate printed.
+  virtual std::string log_tail(std::size_t max_bytes) = 0;
+};
+
+/// The trusted side the judge consults for one GPU: reference outputs, canonical forms, timings.
+class ReferenceSide {
+ public:
+  virtual ~ReferenceSide() = default;
+  virtual Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task) = 0;
+  virtual Result<std::vector<CaseResult>> canonicalize(
+      const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
+      const std::vector<const std::vector<OutputLeaf>*>& outputs) = 0;
+  virtual Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, bool& fresh) = 0;
+};
+
+/// What evaluate_candidate() needs besides the candidate: all references outlive the call.
+struct JudgeContext {
+  const RunOptions& options;
+  ReferenceSide& references;
+  sandbox::GpuLock& gpu_lock;
+  std::int64_t session_id = 0;
+  std::string device_label;
+};
+
 struct EvaluationResult {
   store::EvaluationRecord record;
   /// Reference timings this evaluation took (to be stored before the record).
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
 };
+
+/// Evaluates one submission through `candidate` (already started): load, cases, compare, perf.
+/// Kills the candidate at the end. Never throws for anything the candidate sends.
+EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& candidate,
+                                    const submit::Submission& submission,
+                                    const std::string& submission_id, const suite::Task& task,
+                                    const compare::Contract& contract);
 
 /// Evaluates one submission in a fresh candidate worker, which is killed afterwards.
 /// Never throws for anything the candidate does; throws kbx::Error only when kbx itself cannot

@@ -183,11 +183,11 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
         if (!r.raised_one_of(missing[i].raises)) {
           return Error(ErrorKind::suite, "{}: case '{}' must raise one of {}, but the reference {}",
                        task.reference_path().string(), missing[i].name, Json(missing[i].raises).dump(),
-                       r.status == "ok" ? std::string("returned")
+                       r.status == CaseStatus::ok ? std::string("returned")
                                         : "raised " + describe_worker_error(r.error));
         }
         rc.raised = true;
-      } else if (r.status != "ok") {
+      } else if (r.status != CaseStatus::ok) {
         return Error(ErrorKind::suite, "{}: the reference fails on case '{}': {}",
                      task.reference_path().string(), missing[i].name,
                      describe_worker_error(r.error));
@@ -246,7 +246,41 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
     if (it != timings_.end()) {
       return it->second;
     }
+    auto failed = timing_errors_.find(lane_key(task, gpu));
+    if (failed != timing_errors_.end()) {
+      return failed->second;
+    }
   }
+  auto result = take_timings(l, task, gpu);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!result) {
+    timing_errors_.emplace(lane_key(task, gpu), result.error());
+    return result.error();
+  }
+  fresh = true;
+  timings_[lane_key(task, gpu)] = result.value();
+  return result;
+}
+
+Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const suite::Task& task,
+                                                                          int gpu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = timings_.find(lane_key(task, gpu));
+  if (it != timings_.end()) {
+    return it->second;
+  }
+  auto failed = timing_errors_.find(lane_key(task, gpu));
+  if (failed != timing_errors_.end()) {
+    return failed->second;
+  }
+  return Error(ErrorKind::internal,
+               "the reference of {} was not timed before the candidates started (a kbx bug)",
+               task.key);
+}
+
+Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(Lane& l,
+                                                                        const suite::Task& task,
+                                                                        int gpu) {
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();
@@ -261,14 +295,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   if (!reply) {
     return reply.error();
   }
-  auto records = decode_timings(*reply);
-  if (!records) {
-    return records.error();
-  }
-  fresh = true;
-  std::lock_guard<std::mutex> lock(mutex_);
-  timings_[lane_key(task, gpu)] = records.value();
-  return records;
+  return decode_timings(*reply);
 }
 
 }  // namespace kbx::run

@@ -46,9 +46,13 @@ class ReferenceService {
                                                const std::vector<suite::ResolvedCall>& calls,
                                                const std::vector<const std::vector<OutputLeaf>*>& outputs);
 
-  /// Reference timings for the task on `gpu`, taken on first use. `fresh` tells whether this call
-  /// took them (so the caller stores them).
+  /// Reference timings for the task on `gpu`, taken on first use (a failure is kept too). `fresh`
+  /// tells whether this call took them (so the caller stores them). The runner takes them all
+  /// before any candidate starts: the reference is never timed while a candidate is alive.
   Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh);
+
+  /// The timings (or the failure) timings() kept; an internal error if it never ran for the task.
+  Result<std::vector<store::TimingRecord>> cached_timings(const suite::Task& task, int gpu);
 
   /// The reference worker's device description on `gpu` (starts the worker if needed).
   Json device_info(int gpu);
@@ -66,6 +70,7 @@ class ReferenceService {
   Result<int> load(Lane& lane, int gpu, const suite::Task& task);
   Result<sandbox::Frame> call(Lane& lane, int gpu, const sandbox::Frame& request, int timeout_s,
                               const std::string& what);
+  Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu);
   std::filesystem::path cache_path(const suite::Task& task, const suite::ResolvedCall& c,
                                    const std::string& device_name) const;
 
@@ -76,6 +81,7 @@ class ReferenceService {
   std::map<int, std::unique_ptr<Lane>> lanes_;
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu
+  std::map<std::string, Error> timing_errors_;                          // key@gpu
 };
 
 }  // namespace kbx::run

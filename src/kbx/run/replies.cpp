@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace kbx::run {
 
@@ -55,7 +56,7 @@ std::vector<std::string> CaseResult::error_types() const {
 }
 
 bool CaseResult::raised_one_of(const std::vector<std::string>& names) const {
-  if (status != "error") {
+  if (status != CaseStatus::error) {
     return false;
   }
   for (const auto& t : error_types()) {
@@ -88,10 +89,18 @@ Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, cons
     for (const auto& r : reply.header["results"]) {
       CaseResult c;
       c.index = r.at("index").get<int>();
-      c.status = r.at("status").get<std::string>();
+      auto status = parse_case_status(r.at("status").get<std::string>());
+      if (!status) {
+        return Error(ErrorKind::protocol, "unknown case status {}", r.at("status").dump());
+      }
+      c.status = *status;
       c.time_ms = r.value("time_ms", 0.0);
       c.triton_launches = r.value("triton_launches", std::int64_t{0});
-      if (c.status == "ok") {
+      if (!std::isfinite(c.time_ms) || c.time_ms < 0 || c.triton_launches < 0) {
+        return Error(ErrorKind::protocol, "case {}: a negative or non-finite time or launch count",
+                     c.index);
+      }
+      if (c.status == CaseStatus::ok) {
         if (op == "canonical" && !r.contains("canonical")) {
           return Error(ErrorKind::protocol, "case {}: a canonical result without 'canonical'", c.index);
         }
@@ -104,13 +113,11 @@ Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, cons
           }
           *slot = std::move(leaves).value();
         }
-      } else if (c.status == "error") {
+      } else if (c.status == CaseStatus::error) {
         c.error = r.value("error", Json::object());
         if (!c.error.is_object()) {
           return Error(ErrorKind::protocol, "case {}: 'error' is not an object", c.index);
         }
-      } else if (c.status != "not_run") {
-        return Error(ErrorKind::protocol, "unknown case status '{}'", c.status);
       }
       out.push_back(std::move(c));
     }

@@ -7,6 +7,7 @@
 #include "kbx/common/json.h"
 #include "kbx/common/output_leaf.h"
 #include "kbx/common/result.h"
+#include "kbx/run/outcome.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/records.h"
 #include "kbx/suite/task.h"
@@ -28,7 +29,7 @@ bool has_error_bound(const suite::Task& task);
 /// One entry of a `cases` reply.
 struct CaseResult {
   int index = 0;
-  std::string status;  ///< "ok", "error", "not_run"
+  CaseStatus status = CaseStatus::not_run;
   double time_ms = 0;
   std::int64_t triton_launches = 0;
   std::vector<OutputLeaf> outputs;
@@ -45,7 +46,9 @@ struct CaseResult {
 /// The `results` of a `canonical` reply: per case, the canonical leaves or the error.
 Result<std::vector<CaseResult>> decode_canonical_results(const sandbox::Frame& reply);
 
-/// The `results` of a `cases` reply, with tensors decoded. Errors are protocol errors.
+/// The `results` of a `cases` reply, with tensors decoded. Errors are protocol errors: a reply
+/// that is not well-formed (unknown status or dtype, a tensor that does not fit its payload, a
+/// negative or non-finite count or time). Whether it answers the request is judge.h's question.
 Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply);
 
 /// The `results` of a `timings` reply as timing records.

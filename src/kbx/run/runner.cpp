@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <exception>
@@ -91,6 +92,7 @@ class Session {
 
   void run(const std::vector<PlanItem>& items, int total_in_plan, int already_done) {
     start_workers();
+    time_references(items);
     done_ = already_done;
     total_ = total_in_plan;
     std::vector<std::thread> threads;
@@ -152,6 +154,55 @@ class Session {
     env["devices"] = devices;
     env["device"] = options_.device;
     db_.set_session_env(session_id_, env);
+  }
+
+  /// Times the reference of every planned task on every GPU before any candidate runs, so no
+  /// candidate process is alive while a reference is timed (one thread per GPU).
+  void time_references(const std::vector<PlanItem>& items) {
+    if (!options_.perf || options_.device != "cuda") {
+      return;
+    }
+    std::vector<const suite::Task*> tasks;
+    for (const auto& item : items) {
+      if (!item.task->workloads.empty() &&
+          std::find(tasks.begin(), tasks.end(), item.task) == tasks.end()) {
+        tasks.push_back(item.task);
+      }
+    }
+    if (tasks.empty()) {
+      return;
+    }
+    progress_.on_status(fmt::format("timing the references of {} task{} ...", tasks.size(),
+                                    tasks.size() == 1 ? "" : "s"));
+    std::vector<std::thread> threads;
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    for (int gpu : options_.gpus) {
+      threads.emplace_back([&, gpu] {
+        try {
+          for (const auto* task : tasks) {
+            if (stop_.load()) {
+              return;
+            }
+            sandbox::ExclusiveGpuHold hold(pool_->gpu_lock(gpu));
+            bool fresh = false;
+            auto timings = references_->timings(*task, gpu, fresh);
+            if (timings && fresh) {
+              db_.save_reference_timings(session_id_, task->key, timings.value(), labels_.at(gpu));
+            }
+          }
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          failure = failure ? failure : std::current_exception();
+        }
+      });
+    }
+    for (auto& t : threads) {
+      t.join();
+    }
+    if (failure) {
+      std::rethrow_exception(failure);
+    }
   }
 
   const compare::Contract* contract_for(const suite::Task& task, std::string& error) {

@@ -22,6 +22,9 @@ struct Frame {
   [[nodiscard]] std::string op() const { return header.value("op", ""); }
 };
 
+/// The protocol version kbx speaks; the worker's hello must name the same (kbx_worker.PROTOCOL_VERSION).
+constexpr int protocol_version = 1;
+
 /// Upper bound on a frame (header + payload); larger frames are protocol errors.
 constexpr std::uint64_t max_frame_bytes = std::uint64_t{4} << 30;
 

@@ -120,6 +120,13 @@ std::unique_ptr<Zygote> Zygote::start(const ZygoteConfig& config) {
                 config.python, failure == ReadFailure::timeout ? " in time" : "",
                 config.log_path.string(), tail.empty() ? "(empty)" : tail);
   }
+  const Json& version = hello->header.contains("protocol") ? hello->header["protocol"] : Json();
+  if (!version.is_number_integer() || version.get<int>() != protocol_version) {
+    throw Error(ErrorKind::worker,
+                "the Python worker speaks protocol version {}, but this kbx speaks version {}; "
+                "point KBX_WORKER_PATH at the python/ folder of this kbx, or unset it",
+                version.dump(), protocol_version);
+  }
   z->env_ = hello->header.value("env", Json::object());
   z->reader_ = std::thread([zp = z.get()] { zp->reader_loop(); });
   return z;

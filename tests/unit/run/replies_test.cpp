@@ -76,17 +76,17 @@ TEST(DecodeCaseResults, DecodesOkErrorAndNotRunResultsInOrder) {
   ASSERT_EQ(r->size(), 3U);
   const auto& ok = (*r)[0];
   EXPECT_EQ(ok.index, 0);
-  EXPECT_EQ(ok.status, "ok");
+  EXPECT_EQ(ok.status, CaseStatus::ok);
   EXPECT_EQ(ok.time_ms, 1.25);
   EXPECT_EQ(ok.triton_launches, 2);
   ASSERT_EQ(ok.outputs.size(), 1U);
   EXPECT_EQ(ok.outputs[0].tensor.real_at(0), 1.5);
   const auto& err = (*r)[1];
-  EXPECT_EQ(err.status, "error");
+  EXPECT_EQ(err.status, CaseStatus::error);
   EXPECT_EQ(err.triton_launches, 0);
   EXPECT_EQ(err.error["type"], "ValueError");
   EXPECT_TRUE(err.outputs.empty());
-  EXPECT_EQ((*r)[2].status, "not_run");
+  EXPECT_EQ((*r)[2].status, CaseStatus::not_run);
   EXPECT_EQ((*r)[2].time_ms, 0);
 }
 
@@ -125,7 +125,7 @@ TEST(DecodeCaseResults, ResultWithIllTypedNumbersIsAnError) {
 
 TEST(DecodeCaseResults, UnknownStatusIsAnError) {
   EXPECT_CONTAINS(case_error(cases_reply(Json::array({{{"index", 0}, {"status", "maybe"}}}))),
-                  "unknown case status 'maybe'");
+                  "unknown case status \"maybe\"");
 }
 
 TEST(DecodeCaseResults, ErrorResultWhoseErrorIsNotAnObjectIsAnError) {

@@ -1,0 +1,222 @@
+// The judge's pure rules (judge.h): reply validation, per-case verdicts, outcomes.
+#include "kbx/run/judge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "kbx/compare/comparator.h"
+
+namespace kbx::run {
+namespace {
+
+/// True when the worker's error says the device or the task data is gone: nothing after it runs.
+bool stops_everything(const CaseResult& r) {
+  if (r.status != CaseStatus::error) {
+    return false;
+  }
+  std::string kind = r.error.value("kind", "");
+  return kind == "gpu_fault" || kind == "input_error";
+}
+
+/// True when a result ends the run of cases: later cases may be `not_run`.
+bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r) {
+  return r.status == CaseStatus::error && (call.raises.empty() || stops_everything(r));
+}
+
+/// The leaves of the return value alone: what --rules kernelbenchx compares.
+std::vector<OutputLeaf> return_leaves(const std::vector<OutputLeaf>& leaves) {
+  std::vector<OutputLeaf> out;
+  std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(out), [](const OutputLeaf& l) {
+    return l.path == "out" || l.path.starts_with("out[");
+  });
+  return out;
+}
+
+void record_verdict(store::CaseRecord& c, const compare::Verdict& v) {
+  c.status = v.ok ? "ok" : "mismatch";
+  c.reason = v.ok ? "" : std::string(compare::to_string(v.reason));
+  c.detail = v.detail;
+  c.path = v.path;
+  c.err_abs_max = v.err_abs_max;
+  c.err_rel_max = v.err_rel_max;
+  c.mismatch_count = v.mismatch_count;
+  c.first_mismatch_index = v.first_mismatch_index;
+}
+
+/// A case that must raise: passes when the call raised one of the named types.
+void judge_expected_error(store::CaseRecord& c, const suite::ResolvedCall& call,
+                          const CaseResult& r) {
+  if (r.raised_one_of(call.raises)) {
+    c.status = "ok";
+    c.detail = fmt::format("raised {} as required", r.error.value("type", "an error"));
+    return;
+  }
+  c.status = "mismatch";
+  c.reason = std::string(compare::to_string(compare::FailReason::expected_error));
+  c.detail = fmt::format("the call must raise one of {}, but it {}", Json(call.raises).dump(),
+                         r.status == CaseStatus::ok ? std::string("returned")
+                                                    : "raised " + describe_worker_error(r.error));
+}
+
+}  // namespace
+
+std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
+                                                     const std::vector<CaseResult>& results) {
+  if (results.size() != calls.size()) {
+    return fmt::format("the worker answered {} results for {} cases", results.size(), calls.size());
+  }
+  bool stopped = false;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const CaseResult& r = results[i];
+    if (r.index != static_cast<int>(i)) {
+      return fmt::format("the worker answered case {} in position {}", r.index, i);
+    }
+    if (r.status == CaseStatus::not_run && !stopped) {
+      return fmt::format("case {} ('{}') was reported not run, but no earlier case failed", i,
+                         calls[i].name);
+    }
+    if (r.status != CaseStatus::not_run && stopped) {
+      return fmt::format("case {} ('{}') ran after a failure that ends the run", i, calls[i].name);
+    }
+    stopped = stopped || stops_the_run(calls[i], r);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_timing_reply_violation(
+    std::size_t workload_count, const std::vector<store::TimingRecord>& timings) {
+  if (timings.size() != workload_count) {
+    return fmt::format("the worker answered {} timings for {} workloads", timings.size(),
+                       workload_count);
+  }
+  for (std::size_t i = 0; i < timings.size(); ++i) {
+    const auto& t = timings[i];
+    if (t.workload != static_cast<int>(i)) {
+      return fmt::format("the worker answered workload {} in position {}", t.workload, i);
+    }
+    if (t.warmup_calls < 0) {
+      return fmt::format("workload {}: a negative warm-up count", i);
+    }
+    for (double s : t.samples_ms) {
+      if (!std::isfinite(s) || s <= 0) {
+        return fmt::format("workload {}: a sample of {} ms", i, s);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
+                                 const std::vector<CaseResult>& results,
+                                 const CaseOutputs& expected, const compare::Contract& contract,
+                                 const JudgeRules& rules) {
+  CaseJudgement j;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    store::CaseRecord c;
+    c.index = static_cast<int>(i);
+    c.name = calls[i].name;
+    c.time_ms = r.time_ms;
+    c.status = std::string(to_string(r.status));
+    j.triton_launches += r.triton_launches;
+    if (r.status == CaseStatus::not_run) {
+      // Allowed only after a failure (find_case_reply_violation), which decides the outcome.
+    } else if (!calls[i].raises.empty() && !stops_everything(r)) {
+      judge_expected_error(c, calls[i], r);
+    } else if (r.status == CaseStatus::error) {
+      c.reason = r.error.value("kind", "runtime_error");
+      c.detail = describe_worker_error(r.error);
+      j.first_error = j.first_error ? j.first_error : std::optional<std::size_t>(i);
+    } else if (rules.canonical) {
+      auto v = compare::compare_structure(expected[i].outputs, r.outputs);
+      record_verdict(c, v);
+      if (v.ok) {
+        j.pending_canonical.push_back(i);
+      }
+    } else if (rules.rules == "kernelbenchx") {
+      record_verdict(c, compare::compare_outputs(return_leaves(expected[i].outputs),
+                                                 return_leaves(r.outputs), contract));
+    } else {
+      record_verdict(c, compare::compare_outputs(expected[i].outputs, r.outputs, contract,
+                                                 &expected[i].magnitude));
+    }
+    j.cases.push_back(std::move(c));
+  }
+  return j;
+}
+
+void judge_canonical_forms(CaseJudgement& judgement, const CaseOutputs& expected,
+                           const std::vector<CaseResult>& forms, const compare::Contract& contract) {
+  for (std::size_t k = 0; k < judgement.pending_canonical.size(); ++k) {
+    std::size_t i = judgement.pending_canonical[k];
+    store::CaseRecord& c = judgement.cases[i];
+    if (k >= forms.size() || forms[k].status != CaseStatus::ok) {
+      c.status = "mismatch";
+      c.reason = std::string(compare::to_string(compare::FailReason::canonical_mismatch));
+      c.detail = "the task's canonical check rejected the output: " +
+                 (k < forms.size() ? describe_worker_error(forms[k].error) : "no form");
+      continue;
+    }
+    record_verdict(c, compare::compare_outputs(expected[i].canonical, forms[k].canonical, contract));
+  }
+  judgement.pending_canonical.clear();
+}
+
+Decision decide_case_error(const CaseResult& r, const std::string& case_name) {
+  std::string kind = r.error.value("kind", "runtime_error");
+  std::string what = fmt::format("case '{}': {}", case_name, describe_worker_error(r.error));
+  if (kind == "triton_compile_error") {
+    return {Outcome::compile_error, kind, what};
+  }
+  if (kind == "gpu_fault") {
+    return {Outcome::crashed, kind, what};
+  }
+  if (kind == "out_of_memory") {
+    return {Outcome::runtime_error, kind, what};
+  }
+  if (kind == "input_error") {
+    return {Outcome::skipped, kind, what + " (a task-data problem, not the candidate's)"};
+  }
+  if (kind == "resource_limit") {
+    return {Outcome::limit_exceeded, r.error.value("limit", kind), what};
+  }
+  return {Outcome::runtime_error, r.error.value("type", kind), what};
+}
+
+Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::ResolvedCall>& calls,
+                      const std::vector<CaseResult>& results, const JudgeRules& rules) {
+  if (judgement.first_error) {
+    std::size_t i = *judgement.first_error;
+    return decide_case_error(results[i], calls[i].name);
+  }
+  const store::CaseRecord* first_mismatch = nullptr;
+  int failed = 0;
+  for (const auto& c : judgement.cases) {
+    if (c.status == "mismatch") {
+      first_mismatch = first_mismatch != nullptr ? first_mismatch : &c;
+      ++failed;
+    } else if (c.status != "ok") {
+      return {Outcome::protocol_violation, "unjudged_case",
+              fmt::format("case '{}' was reported {} although no case failed", c.name, c.status)};
+    }
+  }
+  if (judgement.cases.size() != calls.size() || !judgement.pending_canonical.empty()) {
+    return {Outcome::protocol_violation, "unjudged_case", "not every case was judged"};
+  }
+  if (first_mismatch != nullptr) {
+    return {Outcome::incorrect, first_mismatch->reason,
+            fmt::format("{} of {} cases differ from the reference; first, case '{}': {}", failed,
+                        judgement.cases.size(), first_mismatch->name, first_mismatch->detail)};
+  }
+  if (judgement.triton_launches == 0 && rules.require_triton) {
+    return {Outcome::not_triton, "no_triton_launch",
+            "every output matches, but no Triton kernel was launched while the cases ran; "
+            "kbx measures Triton kernels (pass --no-require-triton to run plain PyTorch)"};
+  }
+  return {Outcome::ok, "", fmt::format("all {} cases match the reference", judgement.cases.size())};
+}
+
+}  // namespace kbx::run

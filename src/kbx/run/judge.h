@@ -1,0 +1,73 @@
+// The judge's rules as pure functions over typed values: which replies the protocol allows, how
+// each case is judged, and which outcome an evaluation ends in. No I/O; unit-tested directly and
+// through evaluate_candidate() with a fake worker channel (tests/unit/run/judge_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbx/compare/tolerance.h"
+#include "kbx/run/outcome.h"
+#include "kbx/run/reference_service.h"
+#include "kbx/run/replies.h"
+#include "kbx/store/records.h"
+#include "kbx/suite/task.h"
+
+namespace kbx::run {
+
+/// An outcome with its short reason code and the paragraph a user reads.
+struct Decision {
+  Outcome outcome = Outcome::ok;
+  std::string reason;
+  std::string detail;
+};
+
+/// Why a `cases` reply does not answer `calls`, or nullopt when it does. A reply must hold exactly
+/// one result per case, in case order; `not_run` is allowed only after a result that stops the run
+/// (an error of a case that is not meant to raise, or a GPU fault); launch counts and times must be
+/// finite and non-negative (decode_case_results checks those).
+std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
+                                                     const std::vector<CaseResult>& results);
+
+/// Why a `timings` reply does not answer `workload_count` workloads, or nullopt when it does:
+/// one result per workload in order, every sample finite and positive.
+std::optional<std::string> find_timing_reply_violation(
+    std::size_t workload_count, const std::vector<store::TimingRecord>& timings);
+
+/// What judging the cases of one reply produced.
+struct CaseJudgement {
+  std::vector<store::CaseRecord> cases;
+  std::optional<std::size_t> first_error;       ///< the first case that raised unexpectedly
+  std::vector<std::size_t> pending_canonical;    ///< cases whose canonical forms are still to judge
+  std::int64_t triton_launches = 0;
+};
+
+/// The rule set's view of what to compare ("kbx" or "kernelbenchx", see RunOptions::rules).
+struct JudgeRules {
+  std::string rules = "kbx";
+  bool require_triton = true;
+  bool canonical = false;  ///< the task reduces outputs to canonical forms before comparing
+};
+
+/// Judges each result against the reference's case. `results` must have passed
+/// find_case_reply_violation().
+CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
+                                 const std::vector<CaseResult>& results,
+                                 const CaseOutputs& expected, const compare::Contract& contract,
+                                 const JudgeRules& rules);
+
+/// Judges the canonical forms of the pending cases (forms[k] belongs to pending_canonical[k]).
+void judge_canonical_forms(CaseJudgement& judgement, const CaseOutputs& expected,
+                           const std::vector<CaseResult>& forms, const compare::Contract& contract);
+
+/// The outcome of a case that raised when it should not have.
+Decision decide_case_error(const CaseResult& result, const std::string& case_name);
+
+/// The outcome of the cases stage. Every case must be judged ok or mismatch, or an error must
+/// explain why it was not; anything else is a protocol violation, never a pass.
+Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::ResolvedCall>& calls,
+                      const std::vector<CaseResult>& results, const JudgeRules& rules);
+
+}  // namespace kbx::run

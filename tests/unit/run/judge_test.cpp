@@ -1,0 +1,464 @@
+// The judge distrusts the worker: evaluate_candidate() driven through an in-memory fake channel
+// that sends honest and hostile replies, and the pure reply rules of judge.h. No Python runs.
+#include "kbx/run/judge.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kbx/run/evaluate.h"
+#include "kbx/suite/suite.h"
+#include "support/test_support.h"
+#include "unit/suite/suite_fixture.h"
+
+namespace kbx::run {
+namespace {
+
+using sandbox::Frame;
+using sandbox::ReadFailure;
+using sandbox::Reply;
+
+constexpr int case_count = 3;
+const std::vector<float> expected_values{1, -2, 3.5F, 0.25F, 8, -1};
+
+/// A worker that answers from a script, one reply per request, and remembers what it was asked.
+class FakeChannel final : public CandidateChannel {
+ public:
+  std::deque<Reply> script;
+  std::vector<Json> requests;
+  bool killed = false;
+  std::optional<sandbox::ExitStatus> status;
+  std::chrono::milliseconds delay{0};  ///< how long each reply takes
+
+  void say(Frame frame) { script.push_back(Reply{std::move(frame), ReadFailure::timeout, ""}); }
+  void fail(ReadFailure failure, std::string error = "") {
+    script.push_back(Reply{std::nullopt, failure, std::move(error)});
+  }
+
+  Reply request(const Frame& frame, sandbox::Clock::time_point /*deadline*/) override {
+    requests.push_back(frame.header);
+    if (delay.count() > 0) {
+      std::this_thread::sleep_for(delay);
+    }
+    if (script.empty()) {
+      return Reply{std::nullopt, ReadFailure::closed, ""};
+    }
+    Reply r = std::move(script.front());
+    script.pop_front();
+    return r;
+  }
+  void kill() override { killed = true; }
+  std::optional<sandbox::ExitStatus> exit_status(std::chrono::milliseconds /*wait*/) override {
+    return status;
+  }
+  std::string log_tail(std::size_t /*max_bytes*/) override { return "candidate log"; }
+};
+
+/// Reference outputs for the three cases: the same 2x3 float32 tensor each time.
+class FakeReferences final : public ReferenceSide {
+ public:
+  std::vector<store::TimingRecord> reference_timings;
+
+  Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& /*task*/) override {
+    auto out = std::make_shared<CaseOutputs>();
+    for (int i = 0; i < case_count; ++i) {
+      ReferenceCase rc;
+      rc.outputs.push_back(tensor_leaf(expected_values));
+      out->push_back(rc);
+    }
+    return std::shared_ptr<const CaseOutputs>(out);
+  }
+  Result<std::vector<CaseResult>> canonicalize(
+      const suite::Task& /*task*/, const std::vector<suite::ResolvedCall>& /*calls*/,
+      const std::vector<const std::vector<OutputLeaf>*>& /*outputs*/) override {
+    return Error(ErrorKind::internal, "no canonical forms in these tests");
+  }
+  Result<std::vector<store::TimingRecord>> timings(const suite::Task& /*task*/,
+                                                   bool& fresh) override {
+    fresh = false;
+    return reference_timings;
+  }
+
+  static OutputLeaf tensor_leaf(const std::vector<float>& values) {
+    OutputLeaf leaf;
+    leaf.path = "out";
+    leaf.kind = LeafKind::tensor;
+    leaf.tensor.dtype = DType::float32;
+    leaf.tensor.shape = {2, 3};
+    leaf.tensor.device = "cpu";
+    leaf.tensor.data.resize(values.size() * sizeof(float));
+    std::memcpy(leaf.tensor.data.data(), values.data(), leaf.tensor.data.size());
+    return leaf;
+  }
+};
+
+Frame frame(Json header, std::vector<std::uint8_t> payload = {}) {
+  return Frame{std::move(header), std::move(payload)};
+}
+
+Frame loaded() { return frame(Json{{"op", "loaded"}, {"ok", true}, {"handle", 1}}); }
+
+/// One ok result whose output is `values` as a 2x3 tensor of `dtype`, appended to `payload`.
+Json ok_result(int index, const std::vector<float>& values, std::vector<std::uint8_t>& payload,
+               const std::string& dtype = "float32", int launches = 1) {
+  std::size_t offset = payload.size();
+  payload.resize(offset + values.size() * sizeof(float));
+  std::memcpy(payload.data() + offset, values.data(), values.size() * sizeof(float));
+  Json tensor{{"dtype", dtype},
+              {"shape", {2, 3}},
+              {"device", "cpu"},
+              {"offset", offset},
+              {"nbytes", values.size() * sizeof(float)}};
+  return Json{{"index", index},
+              {"status", "ok"},
+              {"time_ms", 0.5},
+              {"triton_launches", launches},
+              {"outputs", Json::array({Json{{"path", "out"}, {"kind", "tensor"}, {"tensor", tensor}}})}};
+}
+
+Json error_result(int index, const std::string& type, const std::string& kind = "runtime_error") {
+  return Json{{"index", index},
+              {"status", "error"},
+              {"error", {{"kind", kind}, {"type", type}, {"types", {type}}, {"message", "boom"}}}};
+}
+
+Json not_run(int index) { return Json{{"index", index}, {"status", "not_run"}}; }
+
+Frame cases(Json results, std::vector<std::uint8_t> payload = {}) {
+  return frame(Json{{"op", "cases"}, {"results", std::move(results)}, {"triton_launches", 1}},
+               std::move(payload));
+}
+
+/// An honest reply: every case returns the reference's values.
+Frame honest_cases() {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array();
+  for (int i = 0; i < case_count; ++i) {
+    results.push_back(ok_result(i, expected_values, payload));
+  }
+  return cases(results, payload);
+}
+
+class JudgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Json t = suite::testing::valid_task("Math/abs.py", "abs");
+    Json c = t["cases"][0];
+    for (int i = 1; i < case_count; ++i) {
+      c["name"] = fmt::format("case{}", i);
+      t["cases"].push_back(c);
+    }
+    if (raising_first_case) {
+      t["cases"][0]["raises"] = {"ValueError"};
+    }
+    auto task = suite::load_task(suite::testing::write_task(root_, t), "Math/abs.py");
+    ASSERT_TRUE(task.ok()) << task.error().what();
+    task_ = std::move(task).value();
+    options_.perf = false;
+  }
+
+  store::EvaluationRecord evaluate() {
+    auto contract = compare::parse_contract("default");
+    EXPECT_TRUE(contract.ok());
+    JudgeContext ctx{options_, references_, lock_, 1, "cpu"};
+    submit::Submission s{"Math/abs.py", "def abs(x, dim): ...", "test", "line 1", 0};
+    return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value()).record;
+  }
+
+  bool raising_first_case = false;
+  kbx::testing::ScopedTempDir root_;
+  suite::Task task_;
+  RunOptions options_;
+  FakeReferences references_;
+  sandbox::GpuLock lock_;
+  FakeChannel channel_;
+};
+
+TEST_F(JudgeTest, HonestCorrectRepliesPass) {
+  channel_.say(loaded());
+  channel_.say(honest_cases());
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_TRUE(rec.exe_ok);
+  EXPECT_EQ(rec.cases.size(), 3U);
+  EXPECT_TRUE(channel_.killed);
+  // The candidate is never sent what the reference knows.
+  ASSERT_EQ(channel_.requests.size(), 2U);
+  for (const auto& c : channel_.requests[1]["cases"]) {
+    EXPECT_FALSE(c.value("exact", false));
+    EXPECT_FALSE(c.contains("canonical"));
+    EXPECT_FALSE(c.value("bound", false));
+  }
+}
+
+TEST_F(JudgeTest, WrongValuesAreIncorrect) {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array();
+  for (int i = 0; i < case_count; ++i) {
+    results.push_back(ok_result(i, std::vector<float>(6, 0.0F), payload));
+  }
+  channel_.say(loaded());
+  channel_.say(cases(results, payload));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "incorrect");
+  EXPECT_TRUE(rec.call_ok);
+  EXPECT_FALSE(rec.exe_ok);
+}
+
+TEST_F(JudgeTest, EveryCaseNotRunIsAProtocolViolationNeverAPass) {
+  channel_.say(loaded());
+  channel_.say(cases(Json::array({not_run(0), not_run(1), not_run(2)})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "protocol_violation");
+  EXPECT_CONTAINS(rec.detail, "no earlier case failed");
+  EXPECT_FALSE(rec.exe_ok);
+}
+
+TEST_F(JudgeTest, NotRunAfterAnOkCaseIsAViolation) {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array({ok_result(0, expected_values, payload), not_run(1), not_run(2)});
+  channel_.say(loaded());
+  channel_.say(cases(results, payload));
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+}
+
+TEST_F(JudgeTest, NotRunAfterARealErrorIsThatError) {
+  channel_.say(loaded());
+  channel_.say(cases(Json::array({error_result(0, "ValueError"), not_run(1), not_run(2)})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "runtime_error");
+  EXPECT_EQ(rec.reason, "ValueError");
+}
+
+TEST_F(JudgeTest, ACaseThatRanAfterARunEndingErrorIsAViolation) {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array({error_result(0, "ValueError"), ok_result(1, expected_values, payload),
+                              not_run(2)});
+  channel_.say(loaded());
+  channel_.say(cases(results, payload));
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+}
+
+class JudgeRaisingTest : public JudgeTest {
+ protected:
+  void SetUp() override {
+    raising_first_case = true;
+    JudgeTest::SetUp();
+  }
+};
+
+TEST_F(JudgeRaisingTest, NotRunAfterAnExpectedErrorIsAViolation) {
+  channel_.say(loaded());
+  channel_.say(cases(Json::array({error_result(0, "ValueError"), not_run(1), not_run(2)})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "protocol_violation");
+}
+
+TEST_F(JudgeRaisingTest, TheExpectedErrorPassesAndTheRestAreCompared) {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array({error_result(0, "ValueError"), ok_result(1, expected_values, payload),
+                              ok_result(2, expected_values, payload)});
+  channel_.say(loaded());
+  channel_.say(cases(results, payload));
+  EXPECT_EQ(evaluate().outcome, "ok");
+}
+
+TEST_F(JudgeTest, CountsAndIndexesAreChecked) {
+  std::vector<std::uint8_t> payload;
+  Json one = ok_result(0, expected_values, payload);
+  for (const Json& results :
+       {Json::array({one}),                              // too few
+        Json::array({one, one, one, one}),               // too many
+        Json::array({one, one, one}),                    // index 0 three times
+        Json::array({ok_result(2, expected_values, payload), ok_result(1, expected_values, payload),
+                     ok_result(0, expected_values, payload)}),  // out of order
+        Json::array({one, ok_result(1, expected_values, payload),
+                     ok_result(99, expected_values, payload)})}) {  // out of range
+    channel_.script.clear();
+    channel_.say(loaded());
+    channel_.say(cases(results, payload));
+    auto rec = evaluate();
+    EXPECT_EQ(rec.outcome, "protocol_violation") << results.dump();
+  }
+}
+
+TEST_F(JudgeTest, MalformedOutputsAreViolations) {
+  struct Hostile {
+    const char* what;
+    std::function<void(Json&, std::vector<std::uint8_t>&)> spoil;
+  };
+  std::vector<Hostile> attacks{
+      {"unknown dtype", [](Json& r, auto&) { r["outputs"][0]["tensor"]["dtype"] = "float8_e4m3"; }},
+      {"bytes past the payload", [](Json& r, auto&) { r["outputs"][0]["tensor"]["offset"] = 1 << 20; }},
+      {"nbytes that disagree with the shape",
+       [](Json& r, auto&) { r["outputs"][0]["tensor"]["nbytes"] = 8; }},
+      {"negative dimension", [](Json& r, auto&) { r["outputs"][0]["tensor"]["shape"] = {-2, -3}; }},
+      {"unknown leaf kind", [](Json& r, auto&) { r["outputs"][0]["kind"] = "trust_me"; }},
+      {"unknown status", [](Json& r, auto&) { r["status"] = "passed"; }},
+      {"negative launch count", [](Json& r, auto&) { r["triton_launches"] = -5; }},
+      {"string index", [](Json& r, auto&) { r["index"] = "0"; }},
+      {"outputs not a list", [](Json& r, auto&) { r["outputs"] = "out"; }},
+  };
+  for (const auto& attack : attacks) {
+    std::vector<std::uint8_t> payload;
+    Json results = Json::array();
+    for (int i = 0; i < case_count; ++i) {
+      results.push_back(ok_result(i, expected_values, payload));
+    }
+    attack.spoil(results[0], payload);
+    channel_.script.clear();
+    channel_.say(loaded());
+    channel_.say(cases(results, payload));
+    auto rec = evaluate();
+    EXPECT_EQ(rec.outcome, "protocol_violation") << attack.what << ": " << rec.detail;
+    EXPECT_FALSE(rec.exe_ok) << attack.what;
+  }
+}
+
+TEST_F(JudgeTest, ATextLeafInPlaceOfATensorIsIncorrect) {
+  Json leaf{{"path", "out"}, {"kind", "repr"}, {"value", "tensor([1., -2., 3.5, 0.25, 8., -1.])"}};
+  Json results = Json::array();
+  for (int i = 0; i < case_count; ++i) {
+    results.push_back(Json{{"index", i}, {"status", "ok"}, {"triton_launches", 1},
+                           {"outputs", Json::array({leaf})}});
+  }
+  channel_.say(loaded());
+  channel_.say(cases(results));
+  EXPECT_EQ(evaluate().outcome, "incorrect");
+}
+
+TEST_F(JudgeTest, RepliesOfTheWrongKindAreViolations) {
+  channel_.say(frame(Json{{"op", "cases"}, {"results", Json::array()}}));  // to a load request
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+
+  channel_.script.clear();
+  channel_.say(loaded());
+  channel_.say(frame(Json{{"op", "error"}, {"error", {{"kind", "protocol_error"}}}}));
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+
+  channel_.script.clear();
+  channel_.say(loaded());
+  channel_.say(frame(Json{{"op", "timings"}, {"results", Json::array()}}));
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+
+  channel_.script.clear();
+  channel_.say(frame(Json{{"op", "loaded"}, {"ok", "yes"}}));
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+
+  channel_.script.clear();
+  channel_.say(loaded());
+  channel_.fail(ReadFailure::protocol, "frame header is not JSON");
+  EXPECT_EQ(evaluate().outcome, "protocol_violation");
+}
+
+TEST_F(JudgeTest, NoTritonLaunchIsNotTriton) {
+  std::vector<std::uint8_t> payload;
+  Json results = Json::array();
+  for (int i = 0; i < case_count; ++i) {
+    results.push_back(ok_result(i, expected_values, payload, "float32", /*launches=*/0));
+  }
+  channel_.say(loaded());
+  channel_.say(cases(results, payload));
+  EXPECT_EQ(evaluate().outcome, "not_triton");
+}
+
+TEST_F(JudgeTest, HangsDeathsAndLimitsHaveTheirOwnOutcomes) {
+  channel_.say(loaded());
+  channel_.fail(ReadFailure::timeout);
+  EXPECT_EQ(evaluate().outcome, "timeout");
+
+  channel_.script.clear();
+  channel_.say(loaded());
+  channel_.fail(ReadFailure::closed);
+  channel_.status = sandbox::ExitStatus{std::nullopt, SIGSEGV};
+  EXPECT_EQ(evaluate().outcome, "crashed");
+
+  channel_.script.clear();
+  channel_.fail(ReadFailure::closed);
+  channel_.status = sandbox::ExitStatus{std::nullopt, SIGXCPU};
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "limit_exceeded");
+  EXPECT_EQ(rec.reason, "cpu_time");
+
+  channel_.script.clear();
+  channel_.fail(ReadFailure::closed);
+  channel_.status = sandbox::ExitStatus{std::nullopt, SIGXFSZ};
+  EXPECT_EQ(evaluate().reason, "file_size");
+}
+
+class JudgePerfTest : public JudgeTest {
+ protected:
+  void SetUp() override {
+    JudgeTest::SetUp();
+    Json t = suite::testing::valid_task("Math/abs.py", "abs");
+    options_.perf = true;
+    options_.device = "cuda";  // nothing here touches a GPU: the channel is fake
+    suite::Workload w;
+    task_.workloads = {w};
+    references_.reference_timings = {store::TimingRecord{0, "ok", "", 3, {1.0, 1.0}}};
+  }
+
+  store::EvaluationRecord time_with(Json results) {
+    channel_.say(loaded());
+    channel_.say(honest_cases());
+    channel_.say(frame(Json{{"op", "timings"}, {"results", std::move(results)}}));
+    return evaluate();
+  }
+};
+
+TEST_F(JudgePerfTest, HonestTimingsAreKept) {
+  channel_.delay = std::chrono::milliseconds(5);
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_TRUE(rec.perf_ok);
+}
+
+TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {
+  channel_.delay = std::chrono::milliseconds(5);
+  for (const Json& results :
+       {Json::array(),
+        Json::array({{{"index", 3}, {"status", "ok"}, {"samples_ms", {0.5}}}}),
+        Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.0}}}}),
+        Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {-1.0}}}}),
+        // more time than the whole request took by kbx's clock
+        Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {60000.0}}}})}) {
+    channel_.script.clear();
+    auto rec = time_with(results);
+    EXPECT_EQ(rec.outcome, "protocol_violation") << results.dump();
+    EXPECT_FALSE(rec.perf_ok);
+    EXPECT_FALSE(rec.exe_ok);
+  }
+}
+
+TEST(FindCaseReplyViolation, AcceptsTheWorkersOwnShapes) {
+  std::vector<suite::ResolvedCall> calls(3);
+  calls[0].raises = {"ValueError"};
+  auto result = [](int i, CaseStatus s, const std::string& kind = "runtime_error") {
+    CaseResult r;
+    r.index = i;
+    r.status = s;
+    if (s == CaseStatus::error) {
+      r.error = Json{{"kind", kind}, {"type", "ValueError"}};
+    }
+    return r;
+  };
+  // An expected error does not end the run; a GPU fault does, even in a raising case.
+  EXPECT_FALSE(find_case_reply_violation(
+      calls, {result(0, CaseStatus::error), result(1, CaseStatus::ok), result(2, CaseStatus::ok)}));
+  EXPECT_FALSE(find_case_reply_violation(calls, {result(0, CaseStatus::error, "gpu_fault"),
+                                                 result(1, CaseStatus::not_run),
+                                                 result(2, CaseStatus::not_run)}));
+  EXPECT_FALSE(find_case_reply_violation(calls, {result(0, CaseStatus::ok),
+                                                 result(1, CaseStatus::error),
+                                                 result(2, CaseStatus::not_run)}));
+  EXPECT_TRUE(find_case_reply_violation(calls, {result(0, CaseStatus::error),
+                                                result(1, CaseStatus::not_run),
+                                                result(2, CaseStatus::not_run)}));
+}
+
+}  // namespace
+}  // namespace kbx::run
