@@ -15,6 +15,7 @@ from typing import Any, Callable
 from . import env
 from .errors import WorkerError, error_object
 from .protocol import write_frame
+from .sandbox import SandboxConfig, confine
 from .worker import Worker
 
 _PR_SET_PDEATHSIG = 1
@@ -32,11 +33,13 @@ class WorkerConfig:
     gpu: int | None = None
     log_path: str | None = None
     threads: int | None = None
+    sandbox: SandboxConfig | None = None
 
     @classmethod
     def from_request(cls, header: dict) -> "WorkerConfig":
         config = cls(header.get("role"), header.get("device"), header.get("gpu"),
-                     header.get("log_path"), header.get("threads"))
+                     header.get("log_path"), header.get("threads"),
+                     SandboxConfig.from_request(header.get("sandbox")))
         config.validate()
         return config
 
@@ -89,14 +92,21 @@ def _detach(close_fds: list[int], zygote_pid: int) -> None:
 def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int],
           started: float) -> int:
     """Redirects output, initialises the device, says ready and runs the request loop."""
+    confinement = None
     try:
         redirect_output(config.log_path)
+        if config.sandbox is not None:
+            # Still single-threaded here: namespaces and Landlock cover every thread made later.
+            confinement = confine(config.sandbox, config.device)
         state = init_device(config)
     except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
         _say_ready(sock, config, {"error": error_object(e)})
         return 1
     warm_ms = (time.perf_counter() - started) * 1e3
-    if not _say_ready(sock, config, {"device": state.description, "warm_ms": round(warm_ms, 3)}):
+    fields = {"device": state.description, "warm_ms": round(warm_ms, 3)}
+    if confinement is not None:
+        fields["sandbox"] = confinement
+    if not _say_ready(sock, config, fields):
         return 1
     return Worker(sock, config.role, state.kind, state.flush_buffer, launches).serve()
 

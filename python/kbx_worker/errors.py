@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -43,12 +44,15 @@ def error_object(exc: BaseException, kind: str | None = None) -> dict:
     """
     origin, context = _origin(exc)
     message = ": ".join(context + [_safe_str(origin)])
-    return {
+    out = {
         "kind": kind or classify(exc),
         "type": type(origin).__name__,
         "message": _trim(message, keep="head"),
         "traceback": _trim(_format_traceback(origin), keep="tail"),
     }
+    if out["kind"] == "resource_limit":
+        out["limit"] = resource_limit(exc) or "unknown"
+    return out
 
 
 def _origin(exc: BaseException) -> tuple[BaseException, list[str]]:
@@ -78,9 +82,24 @@ def classify(exc: BaseException) -> str:
         return "input_error"
     if _is_out_of_memory(exc):
         return "out_of_memory"
+    if resource_limit(exc):
+        return "resource_limit"
     if _is_triton_compile_error(exc):
         return "triton_compile_error"
     return "runtime_error"
+
+
+_LIMIT_ERRNOS = {errno.EAGAIN: "processes", errno.EMFILE: "open_files", errno.EFBIG: "file_size"}
+
+
+def resource_limit(exc: BaseException) -> str | None:
+    """The sandbox limit `exc` (or what caused it) ran into: processes, open_files or file_size."""
+    for e in _chain(exc):
+        if isinstance(e, OSError) and e.errno in _LIMIT_ERRNOS:
+            return _LIMIT_ERRNOS[e.errno]
+        if isinstance(e, RuntimeError) and "can't start new thread" in _safe_str(e):
+            return "processes"
+    return None
 
 
 def is_gpu_fault(exc: BaseException) -> bool:

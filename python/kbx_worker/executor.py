@@ -92,12 +92,13 @@ def find_entry(module: types.ModuleType, entry_names: list[str]) -> tuple[str, C
                                   "as a top-level function")
 
 
-def load_builders(path: str | None) -> Any:
-    """The task's reference module (for {"builder": ...} values); its failure is an input error."""
+def load_builders(path: str | None, code: str | None = None) -> Any:
+    """The task's reference module (for {"builder": ...} values), from `code` when kbx sent its
+    text, else read from `path`; its failure is an input error."""
     if not path:
         return None
     try:
-        return load_source(read_source(path), path, "kbx_builders")
+        return load_source(code if code is not None else read_source(path), path, "kbx_builders")
     except WorkerError as e:
         raise WorkerError("input_error", f"cannot import builders from {path}") from e
 

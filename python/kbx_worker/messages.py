@@ -17,6 +17,7 @@ class LoadRequest:
     filename: str
     entry_names: list[str]
     builders_path: str | None
+    builders_code: str | None = None  # reference.py's text, so a sandboxed worker needs no read access
 
 
 @dataclass
@@ -35,7 +36,8 @@ def parse_load(header: dict) -> LoadRequest:
     entry_names = _get(header, "entry_names", list)
     if not entry_names or not all(isinstance(n, str) and n for n in entry_names):
         raise _bad("'entry_names' must be a non-empty list of names")
-    return LoadRequest(code, path, filename, entry_names, _get(header, "builders_path", str, None))
+    return LoadRequest(code, path, filename, entry_names, _get(header, "builders_path", str, None),
+                       _get(header, "builders_code", str, None))
 
 
 def parse_run_cases(header: dict) -> RunRequest:

@@ -6,7 +6,7 @@ import socket
 import sys
 from typing import Any, Callable
 
-from . import executor, messages, timing
+from . import executor, messages, sandbox, timing
 from .errors import WorkerError, error_object, is_gpu_fault, make_error
 from .protocol import FrameReader, ProtocolError, write_frame
 
@@ -34,6 +34,7 @@ class Worker:
             "load": self._load, "run_cases": self._run_cases, "time": self._time,
             "canonicalize": self._canonicalize}
         self._payload = b""  # the payload of the request being answered
+        self._state = sandbox.torch_state() if role == "candidate" else None
 
     def serve(self) -> int:
         """Answers requests until `exit` or end of stream; returns the process exit code."""
@@ -60,12 +61,26 @@ class Worker:
             handler = self._handlers.get(op)
             if handler is None:
                 raise WorkerError("protocol_error", f"unknown op {op!r}")
-            return handler(header)
+            reply = handler(header)
         except BaseException as e:  # noqa: BLE001 - the loop must survive anything a request does
             self._note_fault(e)
-            return _error_reply(op, e)
+            reply = _error_reply(op, e)
         finally:
             _flush_stdio()
+        return self._check_state(op, reply)
+
+    def _check_state(self, op: str, reply: Reply) -> Reply:
+        """A candidate that changed torch's numerics flags gets a `tampered` error instead."""
+        if self._state is None:
+            return reply
+        try:
+            changed = sandbox.changed_state(self._state, sandbox.torch_state())
+        except BaseException as e:  # noqa: BLE001 - a broken torch is tampering too
+            changed = [f"reading the flags failed: {e!r}"]
+        if not changed:
+            return reply
+        return _error_reply(op, WorkerError(
+            "tampered", "the candidate changed torch's global flags: " + "; ".join(changed)))
 
     def _load(self, header: dict) -> Reply:
         request = messages.parse_load(header)
@@ -83,7 +98,7 @@ class Worker:
         return {"op": "loaded", "ok": True, "handle": handle, "entry": loaded.entry_name}, []
 
     def _load_module(self, request: messages.LoadRequest) -> executor.Loaded:
-        builders = self._builders_module(request.builders_path)
+        builders = self._builders_module(request.builders_path, request.builders_code)
         source = request.source_code
         if source is None:
             source = executor.read_source(request.path)
@@ -92,9 +107,9 @@ class Worker:
         name, entry = executor.find_entry(module, request.entry_names)
         return executor.Loaded(module, name, entry, builders)
 
-    def _builders_module(self, path: str | None) -> Any:
+    def _builders_module(self, path: str | None, code: str | None = None) -> Any:
         if path and path not in self._builders:
-            self._builders[path] = executor.load_builders(path)
+            self._builders[path] = executor.load_builders(path, code)
         return self._builders.get(path) if path else None
 
     def _run_cases(self, header: dict) -> Reply:

@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Callable
 
-from . import PROTOCOL_VERSION, env, hooks
+from . import PROTOCOL_VERSION, env, hooks, sandbox
 from .child import WorkerConfig, run_forked  # imports torch, and captures the timing functions
 from .errors import WorkerError, error_object
 from .protocol import FrameReader, ProtocolError, write_frame
@@ -158,6 +158,7 @@ class Zygote:
                 return True
             if pid in self._children:
                 self._children.discard(pid)
+                _remove_cgroup(pid)
                 if not self._send(_exited(pid, status)):
                     return False
         return True
@@ -175,6 +176,7 @@ class Zygote:
             except ChildProcessError:
                 pass
             self._children.discard(pid)
+            _remove_cgroup(pid)
 
     def _send_error(self, request: str | None, header: dict | None, exc: BaseException) -> bool:
         reply = {"op": "error", "request": request, "error": error_object(exc)}
@@ -188,6 +190,16 @@ class Zygote:
         except OSError:
             return False
         return True
+
+
+def _remove_cgroup(pid: int) -> None:
+    """Removes the pids cgroup a sandboxed child made for itself (empty once it has exited)."""
+    path = sandbox.pids_cgroup_of(pid)
+    if path is not None:
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
 
 
 def _exited(pid: int, status: int) -> dict:

@@ -193,6 +193,7 @@ struct EvalArgs {
   std::string cache_dir;
   bool no_require_triton = false;
   bool no_perf = false;
+  bool no_sandbox = false;
   std::uint64_t seed = 0;
   std::string rules = "kbx";
   int timeout_s = 0;
@@ -236,6 +237,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.tasks_pattern = a.tasks;
   o.require_triton = !a.no_require_triton;
   o.perf = !a.no_perf;
+  o.sandbox = !a.no_sandbox;
   o.seed = a.seed;
   o.rules = a.rules;
   if (o.rules == "kernelbenchx") {
@@ -402,6 +404,8 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("-j,--jobs", e.jobs, "Evaluations in flight (default: cores on cpu, min(8, cores/2) on cuda)");
   eval_cmd->add_flag("--no-require-triton", e.no_require_triton, "Accept submissions that launch no Triton kernel (self-checks of references)");
   eval_cmd->add_flag("--no-perf", e.no_perf, "Skip the perf stage");
+  eval_cmd->add_flag("--no-sandbox", e.no_sandbox,
+                     "Run candidates unconfined (debugging only; the run records it)");
   eval_cmd->add_option("--seed", e.seed, "Base seed for test inputs")->capture_default_str();
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")

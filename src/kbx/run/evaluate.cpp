@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 
+#include "kbx/common/files.h"
 #include "kbx/run/judge.h"
 
 namespace kbx::run {
@@ -56,6 +57,21 @@ struct Evaluation {
     rec.call_ok = rec.exe_ok = rec.perf_ok = false;
   }
 
+  /// True (and the outcome set) when the worker answered with a `tampered` error: the candidate
+  /// changed torch's global flags (docs/security.md).
+  bool tampered(const sandbox::Reply& reply) {
+    if (!reply.ok() || reply.frame->op() != "error") {
+      return false;
+    }
+    const Json& err = reply.frame->header.value("error", Json::object());
+    if (!err.is_object() || err.value("kind", "") != "tampered") {
+      return false;
+    }
+    finish(Outcome::tampered, "global_flags", describe_worker_error(err));
+    rec.call_ok = rec.exe_ok = rec.perf_ok = false;
+    return true;
+  }
+
   /// A request that got no reply: the worker hung, died or broke the protocol.
   void fail_no_reply(const sandbox::Reply& reply, const std::string& stage, int timeout_s) {
     if (reply.failure == ReadFailure::timeout) {
@@ -98,12 +114,22 @@ struct Evaluation {
     }
   }
 
+  /// reference.py's text: a sandboxed candidate cannot read the suite's folder itself.
+  Json reference_text() const {
+    try {
+      return read_file(task.reference_path());
+    } catch (const Error&) {
+      return nullptr;  // the worker then tries the path and reports an input error naming it
+    }
+  }
+
   bool load() {
     sandbox::Frame req{Json{{"op", "load"},
                             {"code", submission.code},
                             {"filename", task.key},
                             {"entry_names", task.entry_names()},
-                            {"builders_path", task.reference_path().string()}},
+                            {"builders_path", task.reference_path().string()},
+                            {"builders_code", reference_text()}},
                        {}};
     int timeout = ctx.options.load_timeout_s;
     sandbox::Reply reply;
@@ -118,6 +144,9 @@ struct Evaluation {
     }
     if (!reply.ok()) {
       fail_no_reply(reply, "load", timeout);
+      return false;
+    }
+    if (tampered(reply)) {
       return false;
     }
     const Json& h = reply.frame->header;
@@ -173,6 +202,9 @@ struct Evaluation {
     }
     if (!reply.ok()) {
       fail_no_reply(reply, "cases", timeout);
+      return false;
+    }
+    if (tampered(reply)) {
       return false;
     }
     if (reply.frame->op() == "error") {
@@ -289,6 +321,9 @@ struct Evaluation {
       rec.perf_note = reply.failure == ReadFailure::timeout
                           ? fmt::format("perf failed: timing did not finish within {} s", timeout)
                           : "perf failed: the worker died while timing";
+      return;
+    }
+    if (tampered(reply)) {
       return;
     }
     auto timings = decode_timings(*reply.frame);

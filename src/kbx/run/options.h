@@ -37,6 +37,8 @@ struct RunOptions {
   std::string tasks_pattern;          ///< comma-separated globs over task keys; empty = all
   bool require_triton = true;
   bool perf = true;
+  /// Confine candidate workers (docs/security.md); off only for debugging, and recorded.
+  bool sandbox = true;
   std::uint64_t seed = 0;
   /// "kbx" (strict: Triton must do the work, mutated arguments compared, kbx's contracts) or
   /// "kernelbenchx" (the public harness's rules with kbx's references; docs/errata.md).

@@ -132,14 +132,55 @@ class Session {
                                         static_cast<int>(options_.gpus.size()));
     pc.threads = options_.threads_per_worker;
     pc.log_dir = work / "logs";
+    pc.sandbox = sandbox_config();
     pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
     references_ = std::make_unique<ReferenceService>(*pool_, options_,
                                                      zygote_->env().value("torch", "unknown"));
     record_environment();
   }
 
+  /// The candidates' sandbox (docs/security.md): a private scratch mounted at one empty folder,
+  /// the run's folder and the reference cache hidden, an own uid when kbx is root, and limits.
+  Json sandbox_config() const {
+    if (!options_.sandbox) {
+      return nullptr;
+    }
+    fs::path scratch = fs::temp_directory_path() / "kbx-scratch";
+    fs::create_directories(scratch);
+    fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    Json hide = Json::array();
+    for (const auto& p : {options_.out_dir, options_.cache_dir}) {
+      std::error_code ec;
+      fs::path abs = fs::weakly_canonical(fs::absolute(p), ec);
+      hide.push_back(ec ? fs::absolute(p).string() : abs.string());
+    }
+    const std::int64_t stage_seconds =
+        options_.load_timeout_s + options_.cases_timeout_s + options_.perf_timeout_s;
+    Json limits{{"cpu_seconds", 2 * stage_seconds},
+                {"file_bytes", std::int64_t{1} << 30},
+                {"open_files", 4096},
+                {"processes", 1024},
+                {"address_space_bytes", std::int64_t{16} << 30}};
+    return Json{{"scratch_root", scratch.string()},
+                {"hide", hide},
+                {"uid", geteuid() == 0},
+                {"limits", limits}};
+  }
+
+  /// What the sandbox of this run enforces, from a candidate worker that is started and dropped.
+  Json sandbox_report() {
+    if (!options_.sandbox) {
+      return Json{{"all", "off: --no-sandbox"}};
+    }
+    auto probe = pool_->acquire(options_.gpus.front());
+    Json report = probe->ready_info().value("sandbox", Json{{"all", "off: the worker reported none"}});
+    probe->kill();
+    return report;
+  }
+
   void record_environment() {
     Json env = zygote_->env();
+    env["sandbox"] = sandbox_report();
     env["kbx_version"] = kbx::version();
     env["kbx_commit"] = kbx::git_commit();
     env["host"] = hostname();

@@ -20,6 +20,9 @@ struct WorkerSpec {
   int gpu = 0;                     ///< CUDA device index when device == "cuda"
   std::filesystem::path log_path;  ///< the child's stdout and stderr go here
   int threads = 1;                 ///< torch intra-op threads
+  /// The fork request's `sandbox` object (docs/security.md): null runs the worker unconfined,
+  /// which only the trusted reference worker is.
+  Json sandbox;
 };
 
 /// The result of waiting for one frame: the frame, or why none came.

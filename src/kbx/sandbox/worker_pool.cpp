@@ -50,6 +50,14 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
   {
     std::lock_guard<std::mutex> lock(mutex_);
     spec.log_path = next_log_path();
+    if (role == "candidate" && !config_.sandbox.is_null()) {
+      spec.sandbox = config_.sandbox;
+      if (spec.sandbox.value("uid", false) == true) {
+        spec.sandbox["uid"] = sandbox_uid_base + (next_log_ % 100000);
+      } else {
+        spec.sandbox.erase("uid");
+      }
+    }
   }
   std::unique_ptr<Worker> worker;
   try {

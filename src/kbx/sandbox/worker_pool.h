@@ -24,7 +24,13 @@ struct PoolConfig {
   int threads = 1;                 ///< torch threads per worker
   std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
   std::chrono::seconds ready_timeout{180};
+  /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,
+  /// sandbox_uid_base + a counter, when the object asks for one ("uid": true).
+  Json sandbox;
 };
+
+/// The first uid of candidate workers when kbx runs as root.
+constexpr int sandbox_uid_base = 2000000;
 
 /// Pre-forks candidate workers from the zygote and hands out ready ones. A worker handed out is
 /// the caller's to use once and destroy. Thread-safe.

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <set>
 #include <cstring>
 
 #include "kbx/common/error.h"
@@ -19,12 +21,30 @@ extern char** environ;
 namespace kbx::sandbox {
 namespace {
 
+/// True for the variables of kbx's environment that the worker processes inherit: what Python,
+/// torch, Triton and CUDA need. Everything else (tokens, keys, KBX_*) stays out: a candidate could
+/// read the zygote's environment in /proc/self/environ.
+bool inherited(const std::string& name) {
+  static const std::set<std::string> names{
+      "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "LD_LIBRARY_PATH",
+      "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+      "XDG_CACHE_HOME", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+      "CUDA_MODULE_LOADING"};
+  static const std::vector<std::string> prefixes{"TRITON_", "TORCH_", "NVIDIA_", "CUBLAS_",
+                                                 "CUDNN_", "NCCL_", "PYTORCH_"};
+  if (names.count(name) != 0) {
+    return true;
+  }
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& p) { return name.starts_with(p); });
+}
+
 std::vector<std::string> child_environment(const ZygoteConfig& config) {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string kv(*e);
     auto eq = kv.find('=');
-    if (eq != std::string::npos) {
+    if (eq != std::string::npos && inherited(kv.substr(0, eq))) {
       env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
@@ -205,6 +225,9 @@ std::unique_ptr<Worker> Zygote::fork_worker(const WorkerSpec& spec) {
                     {"log_path", spec.log_path.string()},
                     {"threads", spec.threads}},
                {}};
+    if (!spec.sandbox.is_null()) {
+      fork.header["sandbox"] = spec.sandbox;
+    }
     bool sent = write_frame(control_fd_, fork, sv[1]);
     close(sv[1]);
     if (!sent) {
