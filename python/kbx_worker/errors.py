@@ -117,7 +117,9 @@ def _is_out_of_memory(exc: BaseException) -> bool:
     if torch is not None:
         oom_types += tuple(t for t in (getattr(torch, "OutOfMemoryError", None),
                                        getattr(torch.cuda, "OutOfMemoryError", None)) if t)
-    return any(isinstance(e, oom_types) for e in _chain(exc))
+    return any(isinstance(e, oom_types) or (isinstance(e, RuntimeError) and
+                                            "can't allocate memory" in _safe_str(e))
+               for e in _chain(exc))
 
 
 def _is_triton_compile_error(exc: BaseException) -> bool:

@@ -1,28 +1,51 @@
 """Counts Triton kernel launches by wrapping the launch methods of Triton's kernel classes.
 
-install() must run before any submission is loaded. It returns the only accessor of the counter;
+install() must run before any submission is loaded. It returns the only handle on the counter;
 the caller keeps it privately (the count lives in a closure, not in a module attribute).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable
 
 _MARK = "__kbx_wrapped__"
 
 
-def install() -> Callable[[], int]:
-    """Wraps JITFunction.run and InterpretedFunction.run (once a process); returns a count reader.
+class Launches:
+    """Calling it gives the launch count. watch() sets an observer told of each launch: its
+    `begin(args, kwargs)` before the kernel runs and `end(args, kwargs)` after (provenance.py)."""
+
+    def __init__(self, count: list, observer: list):
+        self._count = count
+        self._observer = observer
+
+    def __call__(self) -> int:
+        return self._count[0]
+
+    def watch(self, observer: Any) -> None:
+        self._observer[0] = observer
+
+
+def install() -> Launches:
+    """Wraps JITFunction.run and InterpretedFunction.run (once a process); returns the counter.
 
     A call counts as a launch when it is not a warm-up (`warmup=False`) and returns normally.
     """
     count = [0]
+    observer: list = [None]
 
     def counted(original: Callable) -> Callable:
         @functools.wraps(original)
         def run(self, *args, **kwargs):
-            result = original(self, *args, **kwargs)
+            watching = observer[0] if not kwargs.get("warmup", False) else None
+            if watching is not None:
+                watching.begin(args, kwargs)
+            try:
+                result = original(self, *args, **kwargs)
+            finally:
+                if watching is not None:
+                    watching.end(args, kwargs)
             if not kwargs.get("warmup", False):
                 count[0] += 1
             return result
@@ -35,7 +58,7 @@ def install() -> Callable[[], int]:
         if original is None or getattr(original, _MARK, False):
             raise RuntimeError(f"{cls.__qualname__}.run is missing or already wrapped")
         cls.run = counted(original)
-    return lambda: count[0]
+    return Launches(count, observer)
 
 
 def _launch_classes() -> list[type]:

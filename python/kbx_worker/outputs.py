@@ -174,6 +174,11 @@ def _sorted_keys(d: dict) -> list:
 def tensor_leaf(value, path: str, payload: Payload) -> dict:
     """A tensor leaf. A dtype kbx cannot decode is an error, never a text leaf: equal text would
     otherwise pass for tensors whose values were never compared."""
+    torch = _torch()
+    if type(value) not in (torch.Tensor, torch.nn.Parameter):
+        # A subclass can run arbitrary code when it is read (lazy or PyTorch-computed values).
+        raise WorkerError("unsupported_output", f"{path} is a {type(value).__qualname__}, a tensor "
+                          "subclass; return plain torch.Tensor values")
     dtype = str(value.dtype).removeprefix("torch.")
     if dtype not in WIRE_DTYPES:
         raise WorkerError("unsupported_output", f"{path} is a tensor of dtype {value.dtype}, which "

@@ -118,7 +118,8 @@ class Worker:
         device = self._check_device(request.device)
         if self._gpu_dead:
             return _dead_cases(request.items), []
-        run = executor.run_cases(loaded, device, request.items, self._launches)
+        run = executor.run_cases(loaded, device, request.items, self._launches,
+                                 track=self._role == "candidate")
         self._gpu_dead |= run.gpu_fault
         reply = {"op": "cases", "results": run.results, "triton_launches": run.triton_launches}
         return reply, run.payload.views

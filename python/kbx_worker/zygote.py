@@ -12,6 +12,7 @@ import select
 import signal
 import socket
 import sys
+import time
 import traceback
 from typing import Callable
 
@@ -195,11 +196,24 @@ class Zygote:
 def _remove_cgroup(pid: int) -> None:
     """Removes the pids cgroup a sandboxed child made for itself (empty once it has exited)."""
     path = sandbox.pids_cgroup_of(pid)
-    if path is not None:
+    if path is None or not os.path.isdir(path):
+        return
+    for _ in range(3):
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as f:
+                members = [int(p) for p in f.read().split()]
+        except OSError:
+            members = []
+        for member in members:  # what the worker left behind, even outside its process group
+            try:
+                os.kill(member, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             os.rmdir(path)
+            return
         except OSError:
-            pass
+            time.sleep(0.05)
 
 
 def _exited(pid: int, status: int) -> dict:

@@ -222,7 +222,8 @@ struct Evaluation {
       return false;
     }
     auto start = Clock::now();
-    JudgeRules rules{ctx.options.rules, ctx.options.require_triton, !task.canonical.empty()};
+    JudgeRules rules{ctx.options.rules, ctx.options.require_triton, !task.canonical.empty(),
+                     task.mutated_args, task.mutated_kwargs};
     CaseJudgement judgement = judge_case_results(calls, results.value(), expected, contract, rules);
     if (!judgement.first_error && !judgement.pending_canonical.empty() &&
         !judge_canonical(calls, results.value(), expected, judgement)) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 
@@ -62,6 +63,28 @@ void judge_expected_error(store::CaseRecord& c, const suite::ResolvedCall& call,
 }
 
 }  // namespace
+
+bool is_unmutated_input(const std::string& path, const JudgeRules& rules) {
+  if (path.starts_with("kw[")) {
+    auto end = path.find(']');
+    std::string name = end == std::string::npos ? "" : path.substr(4, end - 5);
+    return std::find(rules.mutated_kwargs.begin(), rules.mutated_kwargs.end(), name) ==
+           rules.mutated_kwargs.end();
+  }
+  if (!path.starts_with("arg")) {
+    return false;
+  }
+  int index = 0;
+  std::size_t i = 3;
+  for (; i < path.size() && std::isdigit(static_cast<unsigned char>(path[i])) != 0; ++i) {
+    index = index * 10 + (path[i] - '0');
+  }
+  if (i == 3) {
+    return false;
+  }
+  return std::find(rules.mutated_args.begin(), rules.mutated_args.end(), index) ==
+         rules.mutated_args.end();
+}
 
 std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
                                                      const std::vector<CaseResult>& results) {
@@ -122,6 +145,10 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
     c.time_ms = r.time_ms;
     c.status = std::string(to_string(r.status));
     j.triton_launches += r.triton_launches;
+    if (r.status == CaseStatus::ok && r.triton_output) {
+      ++j.cases_with_provenance;
+      j.cases_triton_reached += *r.triton_output ? 1 : 0;
+    }
     if (r.status == CaseStatus::not_run) {
       // Allowed only after a failure (find_case_reply_violation), which decides the outcome.
     } else if (!calls[i].raises.empty() && !stops_everything(r)) {
@@ -142,6 +169,11 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
     } else {
       record_verdict(c, compare::compare_outputs(expected[i].outputs, r.outputs, contract,
                                                  &expected[i].magnitude));
+      if (c.status == "mismatch" && is_unmutated_input(c.path, rules)) {
+        c.reason = "input_mutated";
+        c.detail = fmt::format("the call changed its input {}, which the task leaves unchanged: {}",
+                               c.path, c.detail);
+      }
     }
     j.cases.push_back(std::move(c));
   }
@@ -180,6 +212,9 @@ Decision decide_case_error(const CaseResult& r, const std::string& case_name) {
   if (kind == "input_error") {
     return {Outcome::skipped, kind, what + " (a task-data problem, not the candidate's)"};
   }
+  if (kind == "unsupported_output") {
+    return {Outcome::incorrect, kind, what};
+  }
   if (kind == "resource_limit") {
     return {Outcome::limit_exceeded, r.error.value("limit", kind), what};
   }
@@ -215,6 +250,14 @@ Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::R
     return {Outcome::not_triton, "no_triton_launch",
             "every output matches, but no Triton kernel was launched while the cases ran; "
             "kbx measures Triton kernels (pass --no-require-triton to run plain PyTorch)"};
+  }
+  if (rules.require_triton && rules.rules == "kbx" && judgement.cases_with_provenance > 0 &&
+      judgement.cases_triton_reached == 0) {
+    return {Outcome::not_triton, "torch_did_the_work",
+            fmt::format("every output matches, but in none of the {} cases did a Triton kernel's "
+                        "work reach the returned tensors: PyTorch computed them (kbx measures "
+                        "Triton kernels; docs/security.md, \"Triton did the work\")",
+                        judgement.cases_with_provenance)};
   }
   return {Outcome::ok, "", fmt::format("all {} cases match the reference", judgement.cases.size())};
 }

@@ -42,6 +42,8 @@ struct CaseJudgement {
   std::optional<std::size_t> first_error;       ///< the first case that raised unexpectedly
   std::vector<std::size_t> pending_canonical;    ///< cases whose canonical forms are still to judge
   std::int64_t triton_launches = 0;
+  int cases_with_provenance = 0;  ///< returning cases that said whether Triton reached the output
+  int cases_triton_reached = 0;   ///< of those, the cases where it did
 };
 
 /// The rule set's view of what to compare ("kbx" or "kernelbenchx", see RunOptions::rules).
@@ -49,7 +51,13 @@ struct JudgeRules {
   std::string rules = "kbx";
   bool require_triton = true;
   bool canonical = false;  ///< the task reduces outputs to canonical forms before comparing
+  std::vector<int> mutated_args;            ///< arguments the task writes into (task.json)
+  std::vector<std::string> mutated_kwargs;  ///< keyword arguments the task writes into
 };
+
+/// True when `path` names an argument ("arg1", "arg1[0]", "kw['x']") that the task does not write
+/// into: a difference there means the call changed its input.
+bool is_unmutated_input(const std::string& path, const JudgeRules& rules);
 
 /// Judges each result against the reference's case. `results` must have passed
 /// find_case_reply_violation().

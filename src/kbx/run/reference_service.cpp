@@ -129,7 +129,7 @@ Result<int> ReferenceService::load(Lane& l, int gpu, const suite::Task& task) {
 std::filesystem::path ReferenceService::cache_path(const suite::Task& task,
                                                    const suite::ResolvedCall& c,
                                                    const std::string& device_name) const {
-  std::string id = sha256_hex(fmt::format("v3|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
+  std::string id = sha256_hex(fmt::format("v4|{}|{}|{}|{}|{}|{}", task.key, task.version, c.name,
                                           c.seed, device_name, torch_version_));
   return options_.cache_dir / "reference" / id.substr(0, 2) / (id + ".kbxref");
 }

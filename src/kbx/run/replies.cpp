@@ -22,8 +22,20 @@ Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>&
   Json out = calls_json(calls);
   for (std::size_t i = 0; i < out.size(); ++i) {
     Json& c = out[i];
-    c["mutated_args"] = task.mutated_args;
-    c["mutated_kwargs"] = task.mutated_kwargs;
+    // Every argument comes back after the call, on both sides: one the task does not mutate must
+    // still equal the reference's, so a kernel that writes into its inputs is caught.
+    Json args = Json::array();
+    for (std::size_t a = 0; a < calls[i].args.size(); ++a) {
+      args.push_back(a);
+    }
+    std::vector<std::string> kwargs = task.mutated_kwargs;
+    for (const auto& [name, value] : calls[i].kwargs.items()) {
+      if (std::find(kwargs.begin(), kwargs.end(), name) == kwargs.end()) {
+        kwargs.push_back(name);
+      }
+    }
+    c["mutated_args"] = args;
+    c["mutated_kwargs"] = kwargs;
     c["raises"] = calls[i].raises;
     c["exact"] = for_reference && task.exact_reference;
     if (for_reference && !task.canonical.empty()) {
@@ -96,7 +108,11 @@ Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, cons
       c.status = *status;
       c.time_ms = r.value("time_ms", 0.0);
       c.triton_launches = r.value("triton_launches", std::int64_t{0});
-      if (!std::isfinite(c.time_ms) || c.time_ms < 0 || c.triton_launches < 0) {
+      c.torch_ops = r.value("torch_ops", std::int64_t{0});
+      if (r.contains("triton_output")) {
+        c.triton_output = r.at("triton_output").get<bool>();
+      }
+      if (!std::isfinite(c.time_ms) || c.time_ms < 0 || c.triton_launches < 0 || c.torch_ops < 0) {
         return Error(ErrorKind::protocol, "case {}: a negative or non-finite time or launch count",
                      c.index);
       }

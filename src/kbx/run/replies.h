@@ -1,6 +1,7 @@
 // Worker messages for the run (docs/worker-protocol.md): resolved calls out, replies decoded back.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,8 @@ namespace kbx::run {
 /// The `workloads` of a `time` request: each call's index, name, seed, args and kwargs.
 Json calls_json(const std::vector<suite::ResolvedCall>& calls);
 
-/// The `cases` of a `run_cases` request: calls_json plus the task's mutated arguments and each
+/// The `cases` of a `run_cases` request: calls_json plus the arguments to send back after the
+/// call (all of them, positional and keyword, with the task's mutated keyword arguments) and each
 /// case's `raises`. For the trusted reference worker (`for_reference`) also `exact`, `canonical`
 /// and `bound` as the task asks; a candidate worker is never sent those.
 Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
@@ -32,6 +34,10 @@ struct CaseResult {
   CaseStatus status = CaseStatus::not_run;
   double time_ms = 0;
   std::int64_t triton_launches = 0;
+  /// Candidates: whether Triton's work reached the returned tensors (absent: nothing to say,
+  /// e.g. no non-empty tensor came back), and the PyTorch operators the call ran.
+  std::optional<bool> triton_output;
+  std::int64_t torch_ops = 0;
   std::vector<OutputLeaf> outputs;
   std::vector<OutputLeaf> canonical;  ///< reference worker, tasks with a canonical function
   std::vector<OutputLeaf> magnitude;  ///< reference worker, tasks with an error bound

@@ -80,10 +80,11 @@ struct Task {
 };
 
 /// The seed of a case or workload: fnv1a64("<key>|<what>|<base_seed>") & (2^63 - 1), where
-/// `what` is "case|<name>" or "perf|<index>". tools/check_task.py computes the same.
+/// `what` is "case|<name>", "recheck|<name>" or "perf|<index>". tools/check_task.py computes the same.
 std::uint64_t derive_seed(const std::string& key, const std::string& what, std::uint64_t base_seed);
 
-/// The task's cases, resolved for a run with `base_seed`.
+/// The task's cases, resolved for a run with `base_seed`, then the recheck: the first case that
+/// returns, again, named "<name>/recheck", with its own seed ("recheck|<name>").
 std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed);
 
 /// The task's perf workloads as calls, resolved for a run with `base_seed`.

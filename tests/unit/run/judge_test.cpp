@@ -22,7 +22,8 @@ using sandbox::Frame;
 using sandbox::ReadFailure;
 using sandbox::Reply;
 
-constexpr int case_count = 3;
+constexpr int task_cases = 3;
+constexpr int case_count = task_cases + 1;  // resolve_cases adds the recheck
 const std::vector<float> expected_values{1, -2, 3.5F, 0.25F, 8, -1};
 
 /// A worker that answers from a script, one reply per request, and remembers what it was asked.
@@ -148,7 +149,7 @@ class JudgeTest : public ::testing::Test {
   void SetUp() override {
     Json t = suite::testing::valid_task("Math/abs.py", "abs");
     Json c = t["cases"][0];
-    for (int i = 1; i < case_count; ++i) {
+    for (int i = 1; i < task_cases; ++i) {
       c["name"] = fmt::format("case{}", i);
       t["cases"].push_back(c);
     }
@@ -184,7 +185,8 @@ TEST_F(JudgeTest, HonestCorrectRepliesPass) {
   auto rec = evaluate();
   EXPECT_EQ(rec.outcome, "ok") << rec.detail;
   EXPECT_TRUE(rec.exe_ok);
-  EXPECT_EQ(rec.cases.size(), 3U);
+  EXPECT_EQ(rec.cases.size(), 4U);
+  EXPECT_EQ(rec.cases.back().name, "small/recheck");
   EXPECT_TRUE(channel_.killed);
   // The candidate is never sent what the reference knows.
   ASSERT_EQ(channel_.requests.size(), 2U);
@@ -211,7 +213,7 @@ TEST_F(JudgeTest, WrongValuesAreIncorrect) {
 
 TEST_F(JudgeTest, EveryCaseNotRunIsAProtocolViolationNeverAPass) {
   channel_.say(loaded());
-  channel_.say(cases(Json::array({not_run(0), not_run(1), not_run(2)})));
+  channel_.say(cases(Json::array({not_run(0), not_run(1), not_run(2), not_run(3)})));
   auto rec = evaluate();
   EXPECT_EQ(rec.outcome, "protocol_violation");
   EXPECT_CONTAINS(rec.detail, "no earlier case failed");
@@ -220,7 +222,8 @@ TEST_F(JudgeTest, EveryCaseNotRunIsAProtocolViolationNeverAPass) {
 
 TEST_F(JudgeTest, NotRunAfterAnOkCaseIsAViolation) {
   std::vector<std::uint8_t> payload;
-  Json results = Json::array({ok_result(0, expected_values, payload), not_run(1), not_run(2)});
+  Json results = Json::array({ok_result(0, expected_values, payload), not_run(1), not_run(2),
+                              not_run(3)});
   channel_.say(loaded());
   channel_.say(cases(results, payload));
   EXPECT_EQ(evaluate().outcome, "protocol_violation");
@@ -228,7 +231,8 @@ TEST_F(JudgeTest, NotRunAfterAnOkCaseIsAViolation) {
 
 TEST_F(JudgeTest, NotRunAfterARealErrorIsThatError) {
   channel_.say(loaded());
-  channel_.say(cases(Json::array({error_result(0, "ValueError"), not_run(1), not_run(2)})));
+  channel_.say(cases(
+      Json::array({error_result(0, "ValueError"), not_run(1), not_run(2), not_run(3)})));
   auto rec = evaluate();
   EXPECT_EQ(rec.outcome, "runtime_error");
   EXPECT_EQ(rec.reason, "ValueError");
@@ -237,7 +241,7 @@ TEST_F(JudgeTest, NotRunAfterARealErrorIsThatError) {
 TEST_F(JudgeTest, ACaseThatRanAfterARunEndingErrorIsAViolation) {
   std::vector<std::uint8_t> payload;
   Json results = Json::array({error_result(0, "ValueError"), ok_result(1, expected_values, payload),
-                              not_run(2)});
+                              not_run(2), not_run(3)});
   channel_.say(loaded());
   channel_.say(cases(results, payload));
   EXPECT_EQ(evaluate().outcome, "protocol_violation");
@@ -253,7 +257,8 @@ class JudgeRaisingTest : public JudgeTest {
 
 TEST_F(JudgeRaisingTest, NotRunAfterAnExpectedErrorIsAViolation) {
   channel_.say(loaded());
-  channel_.say(cases(Json::array({error_result(0, "ValueError"), not_run(1), not_run(2)})));
+  channel_.say(cases(
+      Json::array({error_result(0, "ValueError"), not_run(1), not_run(2), not_run(3)})));
   auto rec = evaluate();
   EXPECT_EQ(rec.outcome, "protocol_violation");
 }
@@ -261,7 +266,8 @@ TEST_F(JudgeRaisingTest, NotRunAfterAnExpectedErrorIsAViolation) {
 TEST_F(JudgeRaisingTest, TheExpectedErrorPassesAndTheRestAreCompared) {
   std::vector<std::uint8_t> payload;
   Json results = Json::array({error_result(0, "ValueError"), ok_result(1, expected_values, payload),
-                              ok_result(2, expected_values, payload)});
+                              ok_result(2, expected_values, payload),
+                              ok_result(3, expected_values, payload)});
   channel_.say(loaded());
   channel_.say(cases(results, payload));
   EXPECT_EQ(evaluate().outcome, "ok");
@@ -272,11 +278,13 @@ TEST_F(JudgeTest, CountsAndIndexesAreChecked) {
   Json one = ok_result(0, expected_values, payload);
   for (const Json& results :
        {Json::array({one}),                              // too few
-        Json::array({one, one, one, one}),               // too many
-        Json::array({one, one, one}),                    // index 0 three times
-        Json::array({ok_result(2, expected_values, payload), ok_result(1, expected_values, payload),
+        Json::array({one, one, one, one, one}),          // too many
+        Json::array({one, one, one, one}),               // index 0 four times
+        Json::array({ok_result(3, expected_values, payload), ok_result(2, expected_values, payload),
+                     ok_result(1, expected_values, payload),
                      ok_result(0, expected_values, payload)}),  // out of order
         Json::array({one, ok_result(1, expected_values, payload),
+                     ok_result(2, expected_values, payload),
                      ok_result(99, expected_values, payload)})}) {  // out of range
     channel_.script.clear();
     channel_.say(loaded());
@@ -364,6 +372,31 @@ TEST_F(JudgeTest, NoTritonLaunchIsNotTriton) {
   channel_.say(loaded());
   channel_.say(cases(results, payload));
   EXPECT_EQ(evaluate().outcome, "not_triton");
+}
+
+TEST_F(JudgeTest, PyTorchDoingTheWorkBesideATokenLaunchIsNotTriton) {
+  auto reply_with = [&](std::vector<bool> reached) {
+    std::vector<std::uint8_t> payload;
+    Json results = Json::array();
+    for (int i = 0; i < case_count; ++i) {
+      Json r = ok_result(i, expected_values, payload);
+      r["triton_output"] = static_cast<bool>(reached[static_cast<std::size_t>(i)]);
+      r["torch_ops"] = 3;
+      results.push_back(r);
+    }
+    channel_.script.clear();
+    channel_.say(loaded());
+    channel_.say(cases(results, payload));
+    return evaluate();
+  };
+  auto rec = reply_with({false, false, false, false});
+  EXPECT_EQ(rec.outcome, "not_triton");
+  EXPECT_EQ(rec.reason, "torch_did_the_work");
+  // A PyTorch fallback for some shapes is allowed, as long as Triton reached some output.
+  EXPECT_EQ(reply_with({false, true, false, false}).outcome, "ok");
+  options_.rules = "kernelbenchx";
+  options_.require_triton = false;
+  EXPECT_EQ(reply_with({false, false, false, false}).outcome, "ok");
 }
 
 TEST_F(JudgeTest, HangsDeathsAndLimitsHaveTheirOwnOutcomes) {

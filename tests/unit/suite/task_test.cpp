@@ -60,13 +60,27 @@ TEST(DeriveSeed, NeverSetsTheTopBit) {
 TEST(ResolveCases, GivesEachCaseItsIndexNameValuesAndDerivedSeed) {
   Task t = two_case_task();
   auto calls = resolve_cases(t, 42);
-  ASSERT_EQ(calls.size(), 2U);
+  ASSERT_EQ(calls.size(), 3U);
   EXPECT_EQ(calls[1].index, 1);
   EXPECT_EQ(calls[1].name, "rows_4x5");
   EXPECT_EQ(calls[1].seed, derive_seed("Math/softmax.py", "case|rows_4x5", 42));
   EXPECT_EQ(calls[1].args, Json::array({2}));
   EXPECT_EQ(calls[1].kwargs, (Json{{"dim", 0}}));
   EXPECT_EQ(calls[0].seed, 7732166795186841968ULL);
+}
+
+TEST(ResolveCases, EndsWithARecheckOfTheFirstReturningCaseUnderItsOwnSeed) {
+  Task t = two_case_task();
+  t.cases[0].raises = {"ValueError"};
+  auto calls = resolve_cases(t, 42);
+  ASSERT_EQ(calls.size(), 3U);
+  EXPECT_EQ(calls[2].index, 2);
+  EXPECT_EQ(calls[2].name, "rows_4x5/recheck");
+  EXPECT_EQ(calls[2].args, calls[1].args);
+  EXPECT_EQ(calls[2].kwargs, calls[1].kwargs);
+  EXPECT_TRUE(calls[2].raises.empty());
+  EXPECT_EQ(calls[2].seed, derive_seed("Math/softmax.py", "recheck|rows_4x5", 42));
+  EXPECT_NE(calls[2].seed, calls[1].seed);
 }
 
 TEST(ResolveCases, SeedFollowsTheCaseNameNotItsPosition) {

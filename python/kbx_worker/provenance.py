@@ -1,0 +1,162 @@
+"""Did a Triton kernel contribute to what the candidate returned? (docs/security.md)
+
+During a candidate's call, a TorchDispatchMode follows data through PyTorch operators: a tensor a
+Triton kernel was given is marked, and an operator's outputs are marked when one of its inputs is.
+A copy or fill takes the mark of its source only, so copying PyTorch's result over a buffer a
+kernel touched clears the mark. After the call, the returned tensors tell whether Triton's work
+reached them. A candidate that computes its result with PyTorch beside a token Triton launch
+returns unmarked tensors.
+
+This runs in the candidate's process, so a determined candidate can defeat it; it stops the plain
+"PyTorch does the work, one Triton launch for show" submission. On a GPU the kernel inventory's
+share of GPU time is the stronger rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+# Operators that make, view or reshape storage without computing from their inputs' values.
+_NEUTRAL = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+            "full", "full_like", "arange", "new_empty", "new_empty_strided", "new_zeros",
+            "new_ones", "new_full", "detach", "alias", "lift_fresh", "set_", "resize_",
+            "_local_scalar_dense", "is_nonzero", "equal", "sym_size", "sym_stride",
+            "sym_numel", "sym_storage_offset"}
+# In-place operators that overwrite their first argument from the others (or from nothing).
+_OVERWRITE = {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_",
+              "exponential_", "geometric_", "log_normal_", "cauchy_"}
+
+
+_SNAPSHOT_LIMIT_BYTES = 256 << 20
+
+
+def _torch_equal():
+    """torch.equal as it was when this module was imported (in the zygote, before any candidate
+    could replace it)."""
+    import torch
+
+    return torch.equal
+
+
+_EQUAL = _torch_equal()
+
+
+def _same_bytes(t: Any, before: Any) -> bool:
+    import torch
+
+    try:
+        return bool(_EQUAL(t.detach().reshape(-1).view(torch.uint8),
+                           before.reshape(-1).view(torch.uint8)))
+    except Exception:  # noqa: BLE001 - a dtype or layout without a byte view: compare values
+        try:
+            return bool(_EQUAL(t, before))
+        except Exception:  # noqa: BLE001
+            return False
+
+
+def _tensors(value: Any, depth: int = 0) -> Iterator[Any]:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth < 4 and isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors(v, depth + 1)
+    elif depth < 4 and isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(v, depth + 1)
+
+
+def _storage(t: Any) -> int | None:
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:  # noqa: BLE001 - sparse, meta or otherwise storage-less tensors
+        return None
+
+
+class Provenance:
+    """Use as a context manager around one call; then contributed(value) and torch_ops."""
+
+    def __init__(self, launches: Any):
+        self._launches = launches
+        self._marked: set[int] = set()
+        self._in_launch = 0
+        self._snapshots: list = []
+        self._mode = None
+        self.torch_ops = 0
+
+    # Launch observer (hooks.Launches.watch). A kernel marks the tensors it wrote: those whose
+    # bytes changed across the launch (all of its tensors when they are too big to snapshot).
+    def begin(self, args: tuple, kwargs: dict) -> None:
+        self._in_launch += 1
+        tensors = list(_tensors(list(args) + list(kwargs.values())))
+        if sum(t.numel() * t.element_size() for t in tensors) > _SNAPSHOT_LIMIT_BYTES:
+            self._snapshots.append(None)
+            return
+        self._snapshots.append([(t, t.detach().clone()) for t in tensors])
+
+    def end(self, args: tuple, kwargs: dict) -> None:
+        try:
+            snapshot = self._snapshots.pop() if self._snapshots else None
+            if snapshot is None:
+                written = list(_tensors(list(args) + list(kwargs.values())))
+            else:
+                written = [t for t, before in snapshot if not _same_bytes(t, before)]
+            for t in written:
+                ptr = _storage(t)
+                if ptr:
+                    self._marked.add(ptr)
+        finally:
+            self._in_launch -= 1
+
+    def _on_op(self, name: str, args: tuple, kwargs: dict, out: Any) -> None:
+        if self._in_launch or name in _NEUTRAL:
+            return
+        self.torch_ops += 1
+        sources = args[1:] if name in _OVERWRITE else args
+        marked = any(_storage(t) in self._marked
+                     for t in _tensors(list(sources) + list(kwargs.values())))
+        targets = list(_tensors(out))
+        if name.endswith("_") and args:
+            targets += list(_tensors(args[0]))
+        for t in targets:
+            ptr = _storage(t)
+            if not ptr:
+                continue
+            if marked:
+                self._marked.add(ptr)
+            else:
+                self._marked.discard(ptr)
+
+    def contributed(self, value: Any) -> bool | None:
+        """True when a returned tensor carries Triton's work; None when nothing non-empty came back."""
+        tensors = [t for t in _tensors(value) if t.numel() > 0]
+        if not tensors:
+            return None
+        return any(_storage(t) in self._marked for t in tensors)
+
+    def __enter__(self) -> "Provenance":
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        owner = self
+
+        class _Follow(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                out = func(*args, **kwargs)
+                try:
+                    owner._on_op(func.overloadpacket.__name__, args, kwargs, out)
+                except Exception:  # noqa: BLE001 - bookkeeping never breaks the call
+                    pass
+                return out
+
+        self._mode = _Follow()
+        self._launches.watch(self)
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self._mode.__exit__(*exc)
+        finally:
+            self._launches.watch(None)

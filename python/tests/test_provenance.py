@@ -1,0 +1,76 @@
+"""Provenance: whether a Triton kernel's work reached the tensors a candidate returned."""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from kbx_worker.provenance import Provenance
+
+
+@triton.jit
+def _relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+@triton.jit
+def _nothing(x_ptr):
+    pass
+
+
+def _triton_relu(x):
+    out = torch.empty_like(x)
+    _relu_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+    return out
+
+
+def _follow(launches, fn, *args):
+    follow = Provenance(launches)
+    with follow:
+        value = fn(*args)
+    return follow, value
+
+
+def test_a_kernels_output_and_what_is_computed_from_it_carry_its_work(launches):
+    x = torch.randn(100)
+    follow, value = _follow(launches, lambda t: _triton_relu(t) * 2 + 1, x)
+    assert follow.contributed(value) is True
+    assert torch.equal(value, torch.relu(x) * 2 + 1)
+    assert follow.torch_ops >= 2
+
+
+def test_pytorch_work_beside_a_token_launch_does_not(launches):
+    def token(t):
+        _nothing[(1,)](torch.empty(1))
+        return torch.relu(t)
+
+    follow, value = _follow(launches, token, torch.randn(100))
+    assert follow.contributed(value) is False
+
+
+def test_copying_pytorchs_result_over_a_kernels_buffer_clears_the_mark(launches):
+    def overwrite(t):
+        out = _triton_relu(t)
+        out.copy_(torch.relu(t))
+        return out
+
+    follow, value = _follow(launches, overwrite, torch.randn(100))
+    assert follow.contributed(value) is False
+
+
+def test_views_of_a_kernels_output_and_empty_results(launches):
+    follow, value = _follow(launches, lambda t: _triton_relu(t).view(10, 10).t(), torch.randn(100))
+    assert follow.contributed(value) is True
+    follow, value = _follow(launches, lambda t: (torch.empty(0), None), torch.randn(3))
+    assert follow.contributed(value) is None
+
+
+def test_launches_stop_being_watched_after_the_call(launches):
+    follow, _ = _follow(launches, _triton_relu, torch.randn(8))
+    before = launches()
+    _triton_relu(torch.randn(8))
+    assert launches() == before + 1
+    assert launches._observer[0] is None
