@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Builds a self-contained kbx (fmt header-only, SQLite and libstdc++ static; needs only glibc >= 2.36)
-# into build-device/kbx, to carry to a machine that lacks the build dependencies (the H200 has no sqlite3.h).
+# into build-device/kbx, for a machine that lacks the build dependencies. Where the machine has no
+# sqlite3.h (the H200), the SQLite header and static library carried in .device/sqlite are used.
+# Does nothing when build-device/kbx exists and is newer than every source file.
+# usage: tools/build_device.sh [LOG]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --preset device >/dev/null
-cmake --build --preset device
-ldd build-device/kbx
+log="${1:-/tmp/kbx-build-device.log}"
+if [ -x build-device/kbx ] && [ -z "$(find src CMakeLists.txt CMakePresets.json -newer build-device/kbx -print -quit)" ]; then
+  exit 0
+fi
+extra=()
+if [ -f .device/sqlite/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
+  extra=(-DSQLite3_INCLUDE_DIR="$PWD/.device/sqlite" -DSQLite3_LIBRARY="$PWD/.device/sqlite/libsqlite3.a"
+         -DKBX_SQLITE_STATIC="$PWD/.device/sqlite/libsqlite3.a")
+fi
+t0=$(date +%s)
+cmake --preset device "${extra[@]}" >/dev/null
+cmake --build --preset device -j "$(nproc)" >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+echo "built build-device/kbx in $(( $(date +%s) - t0 )) s"

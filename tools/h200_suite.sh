@@ -13,17 +13,7 @@ seeds="${SEEDS:-3}"
 mkdir -p "$results"
 export KBX_PYTHON="$py" KBX_CACHE_DIR="$results/cache" TRITON_CACHE_DIR="$results/triton-cache"
 
-if [ ! -x build-device/kbx ]; then
-  extra=()
-  if [ -f .device/sqlite/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
-    extra=(-DSQLite3_INCLUDE_DIR="$PWD/.device/sqlite" -DSQLite3_LIBRARY="$PWD/.device/sqlite/libsqlite3.a"
-           -DKBX_SQLITE_STATIC="$PWD/.device/sqlite/libsqlite3.a")
-  fi
-  t0=$(date +%s)
-  cmake --preset device "${extra[@]}" >/dev/null && cmake --build --preset device -j "$(nproc)" >"$results/build.log" 2>&1 \
-    || { tail -30 "$results/build.log"; exit 1; }
-  echo "built build-device/kbx in $(( $(date +%s) - t0 )) s"
-fi
+tools/build_device.sh "$results/build.log" || exit 1
 kbx="${KBX:-build-device/kbx}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 git log -1 --format='commit %h %s' 2>/dev/null || true

@@ -25,6 +25,7 @@ import ctypes.util
 import errno
 import os
 import resource
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,7 +304,19 @@ def _python_readable_by_others() -> bool:
     import sys
 
     roots = {sys.prefix, sys.base_prefix, *(p for p in sys.path if p and os.path.isdir(p))}
-    return all(_reachable(p) for p in roots)
+    if not all(_reachable(p) for p in roots):
+        return False
+    # The GPU's device files must be usable by any user too (CUDA opens them after confine()).
+    for name in _listdir("/dev"):
+        if name.startswith("nvidia"):
+            path = os.path.join("/dev", name)
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISCHR(mode) and mode & 0o006 != 0o006:
+                return False
+    return True
 
 
 def _reachable(path: str) -> bool:

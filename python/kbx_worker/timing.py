@@ -89,15 +89,17 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
         args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
         _manual_seed(workload["seed"])
-        samples, warmup_calls = sample(lambda: entry(*args, **kwargs), settings,
-                                       flush_buffer if settings.flush_l2 else None)
+        call = lambda: entry(*args, **kwargs)  # noqa: E731
+        flush = flush_buffer if settings.flush_l2 else None
+        samples, warmup_calls = sample(call, settings, flush)
+        bracket = bracket_samples(call, flush)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
         error = error_object(e)
         if not is_gpu_fault(e):
             _empty_cache()
         return _error(workload, error)
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
-            "warmup_calls": warmup_calls}
+            "warmup_calls": warmup_calls, "bracket_ms": bracket}
 
 
 def spin_up(buffer, ms: float) -> None:
@@ -132,6 +134,27 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer) -> tuple[l
         _record(end)
     _synchronize()
     return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
+
+
+BRACKET_SAMPLES = 5
+
+
+def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES) -> list[float]:
+    """Wall times of `call` between two device-wide synchronisations (ms), L2 flushed first.
+
+    Events time one stream; these cover all work the call caused, on any stream or thread. kbx
+    compares the two and times by these when the work escaped the events' stream.
+    """
+    out = []
+    for _ in range(count):
+        if flush_buffer is not None:
+            _zero(flush_buffer)
+        _synchronize()
+        start = _perf_counter()
+        call()
+        _synchronize()
+        out.append((_perf_counter() - start) * 1e3)
+    return out
 
 
 def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float]:

@@ -284,6 +284,10 @@ struct Evaluation {
     auto waiting = Clock::now();
     sandbox::ExclusiveGpuHold hold(ctx.gpu_lock);
     rec.time_queue_ms += ms_since(waiting);
+    // Other candidates are idle now (the lock keeps them out of their stages); stop them so no
+    // thread of theirs runs beside this one's timing. Resumed before the lock is released.
+    auto frozen = ctx.live != nullptr ? ctx.live->freeze_others(candidate.pid())
+                                      : sandbox::LiveCandidates::Freeze();
     auto start = Clock::now();
     bool fresh = false;
     auto ref = ctx.references.timings(task, fresh);
@@ -297,7 +301,76 @@ struct Evaluation {
     }
     rec.reference_session_id = ctx.session_id;
     time_candidate(ref.value());
+    if (rec.perf_ok) {
+      recheck_timed_workload();
+    }
     rec.time_perf_ms = ms_since(start);
+  }
+
+  /// After timing, one workload chosen by the submission's id runs again with fresh inputs (its
+  /// own seed, new allocations) and its output is judged like a case. A kernel that caches by
+  /// address or shape, replays a stale CUDA graph, or computes only while it is being checked
+  /// returns stale or wrong values here.
+  void recheck_timed_workload() {
+    if (!task.canonical.empty()) {
+      rec.perf_note = "perf recheck skipped: the task's outputs are judged by canonical forms";
+      return;
+    }
+    auto workloads = suite::resolve_workloads(task, ctx.options.seed);
+    std::size_t pick = std::hash<std::string>{}(rec.submission_id) % workloads.size();
+    suite::ResolvedCall call = workloads[pick];
+    call.index = 0;
+    call.name = fmt::format("perf/{}/recheck", workloads[pick].index);
+    call.seed = suite::derive_seed(task.key, fmt::format("perfcheck|{}", workloads[pick].index),
+                                   ctx.options.seed);
+    std::vector<suite::ResolvedCall> calls{call};
+    auto expected = ctx.references.fresh_outputs(task, calls);
+    if (!expected) {
+      rec.perf_note = fmt::format("perf recheck failed: reference: {}", expected.error().what());
+      return;
+    }
+    sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
+                            {"cases", cases_json(task, calls, /*for_reference=*/false)}},
+                       {}};
+    int timeout = ctx.options.perf_timeout_s;
+    auto reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
+    if (!reply.ok()) {
+      fail_no_reply(reply, "perf recheck", timeout);
+      rec.exe_ok = rec.perf_ok = false;
+      return;
+    }
+    if (tampered(reply)) {
+      return;
+    }
+    auto results = decode_case_results(*reply.frame);
+    if (!results) {
+      violation("perf recheck", results.error().what());
+      return;
+    }
+    if (auto bad = find_case_reply_violation(calls, results.value())) {
+      violation("perf recheck", *bad);
+      return;
+    }
+    const CaseResult& r = results.value()[0];
+    if (r.status != CaseStatus::ok) {
+      Decision d = decide_case_error(r, call.name);
+      finish(d.outcome, d.reason,
+             "a timed workload, run again with fresh inputs after timing, failed: " + d.detail);
+      rec.exe_ok = rec.perf_ok = false;
+      return;
+    }
+    JudgeRules rules{ctx.options.rules, false, false, task.mutated_args, task.mutated_kwargs};
+    CaseJudgement j = judge_case_results(calls, results.value(), expected.value(), contract, rules);
+    const store::CaseRecord& c = j.cases.front();
+    if (c.status != "ok") {
+      finish(Outcome::incorrect, "perf_recheck_mismatch",
+             fmt::format("a timed workload ({}), run again with fresh inputs after timing, "
+                         "differs from the reference: {}",
+                         call.name, c.detail));
+      rec.exe_ok = rec.perf_ok = false;
+      rec.cases.push_back(c);
+      rec.cases.back().index = static_cast<int>(rec.cases.size()) - 1;
+    }
   }
 
   void time_candidate(const std::vector<store::TimingRecord>& ref) {
@@ -349,6 +422,12 @@ struct Evaluation {
       return;
     }
     rec.timings = timings.value();
+    std::vector<int> escaped;
+    for (auto& t : rec.timings) {
+      if (apply_stream_check(t)) {
+        escaped.push_back(t.workload);
+      }
+    }
     for (std::size_t i = 0; i < rec.timings.size(); ++i) {
       const auto& t = rec.timings[i];
       const auto* r = i < ref.size() ? &ref[i] : nullptr;
@@ -361,6 +440,12 @@ struct Evaluation {
       }
     }
     rec.perf_ok = rec.timings.size() == task.workloads.size();
+    if (!escaped.empty()) {
+      rec.perf_note = fmt::format(
+          "GPU work escaped the timed stream on workload(s) {} (side streams or threads); timed "
+          "there between device-wide synchronisations instead",
+          Json(escaped).dump());
+    }
   }
 };
 
@@ -385,6 +470,7 @@ class PooledCandidate final : public CandidateChannel {
     return zygote_.exit_status(worker_->pid(), wait);
   }
   std::string log_tail(std::size_t max_bytes) override { return worker_->log_tail(max_bytes); }
+  int pid() override { return worker_->pid(); }
 
  private:
   std::unique_ptr<sandbox::Worker> worker_;
@@ -407,6 +493,10 @@ class ServiceReferences final : public ReferenceSide {
     fresh = false;  // the runner took and stored them before any candidate started
     return service_.cached_timings(task, gpu_);
   }
+  Result<CaseOutputs> fresh_outputs(const suite::Task& task,
+                                    const std::vector<suite::ResolvedCall>& calls) override {
+    return service_.fresh_outputs(task, gpu_, calls);
+  }
 
  private:
   ReferenceService& service_;
@@ -420,6 +510,22 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
                                     const std::string& submission_id, const suite::Task& task,
                                     const compare::Contract& contract) {
   auto start = Clock::now();
+  struct Registration {  // the candidate is frozen while others are timed, from now to its end
+    sandbox::LiveCandidates* live;
+    int pid;
+    Registration(sandbox::LiveCandidates* l, int p) : live(l), pid(p) {
+      if (live != nullptr && pid > 0) {
+        live->add(pid);
+      }
+    }
+    ~Registration() {
+      if (live != nullptr && pid > 0) {
+        live->remove(pid);
+      }
+    }
+    Registration(const Registration&) = delete;
+    Registration& operator=(const Registration&) = delete;
+  } registration(ctx.live, candidate.pid());
   Evaluation ev{ctx, candidate, submission, task, contract, {}, std::nullopt, 0};
   ev.rec.submission_id = submission_id;
   ev.rec.session_id = ctx.session_id;
@@ -459,7 +565,8 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
                           const std::string& submission_id, const suite::Task& task,
                           const compare::Contract& contract) {
   ServiceReferences references(ctx.references, ctx.gpu);
-  JudgeContext judge{ctx.options, references, ctx.gpu_lock, ctx.session_id, ctx.device_label};
+  JudgeContext judge{ctx.options, references, ctx.gpu_lock, ctx.session_id, ctx.device_label,
+                     ctx.live};
   auto queued = Clock::now();
   PooledCandidate candidate(ctx.pool.acquire(ctx.gpu), ctx.zygote);
   double queue_ms = ms_since(queued);

@@ -7,6 +7,7 @@
 
 #include "kbx/compare/tolerance.h"
 #include "kbx/sandbox/gpu_lock.h"
+#include "kbx/sandbox/live_candidates.h"
 #include "kbx/run/options.h"
 #include "kbx/run/reference_service.h"
 #include "kbx/run/replies.h"
@@ -28,6 +29,7 @@ struct EvalContext {
   int gpu = 0;
   std::int64_t session_id = 0;
   std::string device_label;  ///< "cuda:0 NVIDIA H200" or "cpu"
+  sandbox::LiveCandidates* live = nullptr;  ///< the run's live candidates (optional)
 };
 
 /// The candidate's worker as the judge sees it: a channel whose every reply is untrusted.
@@ -42,6 +44,8 @@ class CandidateChannel {
   virtual std::optional<sandbox::ExitStatus> exit_status(std::chrono::milliseconds wait) = 0;
   /// The last bytes the candidate printed.
   virtual std::string log_tail(std::size_t max_bytes) = 0;
+  /// The candidate's process (and process group) id; 0 when there is no process.
+  virtual int pid() { return 0; }
 };
 
 /// The trusted side the judge consults for one GPU: reference outputs, canonical forms, timings.
@@ -53,6 +57,9 @@ class ReferenceSide {
       const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
       const std::vector<const std::vector<OutputLeaf>*>& outputs) = 0;
   virtual Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, bool& fresh) = 0;
+  /// Outputs for perf-sized calls, computed now (perf rechecks).
+  virtual Result<CaseOutputs> fresh_outputs(const suite::Task& task,
+                                            const std::vector<suite::ResolvedCall>& calls) = 0;
 };
 
 /// What evaluate_candidate() needs besides the candidate: all references outlive the call.
@@ -62,6 +69,7 @@ struct JudgeContext {
   sandbox::GpuLock& gpu_lock;
   std::int64_t session_id = 0;
   std::string device_label;
+  sandbox::LiveCandidates* live = nullptr;  ///< frozen while this candidate is timed (optional)
 };
 
 struct EvaluationResult {

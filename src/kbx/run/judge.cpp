@@ -132,6 +132,38 @@ std::optional<std::string> find_timing_reply_violation(
   return std::nullopt;
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) {
+    return 0;
+  }
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+bool apply_stream_check(store::TimingRecord& timing) {
+  if (timing.status != "ok" || timing.bracket_ms.empty() || timing.samples_ms.empty()) {
+    return false;
+  }
+  for (double b : timing.bracket_ms) {
+    if (!std::isfinite(b) || b <= 0) {
+      return false;
+    }
+  }
+  double events = median_of(timing.samples_ms);
+  double brackets = median_of(timing.bracket_ms);
+  if (brackets <= 1.5 * events + 0.05) {
+    return false;
+  }
+  timing.samples_ms = timing.bracket_ms;
+  timing.timed_by_bracket = true;
+  return true;
+}
+
 CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
                                  const std::vector<CaseResult>& results,
                                  const CaseOutputs& expected, const compare::Contract& contract,

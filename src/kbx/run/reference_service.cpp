@@ -1,5 +1,6 @@
 // ReferenceService: reference outputs with a disk cache, and per-session reference timings.
 #include "kbx/run/reference_service.h"
+#include "kbx/run/judge.h"
 
 #include <fmt/format.h>
 
@@ -205,6 +206,44 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
   return std::shared_ptr<const CaseOutputs>(outputs);
 }
 
+Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int gpu,
+                                                    const std::vector<suite::ResolvedCall>& calls) {
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  auto handle = load(l, gpu, task);
+  if (!handle) {
+    return handle.error();
+  }
+  sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
+                          {"cases", cases_json(task, calls, /*for_reference=*/true)}},
+                     {}};
+  auto reply = call(l, gpu, req, options_.perf_timeout_s, "rechecking a workload of " + task.key);
+  if (!reply) {
+    return reply.error();
+  }
+  auto results = decode_case_results(*reply);
+  if (!results) {
+    return results.error();
+  }
+  if (results->size() != calls.size()) {
+    return Error(ErrorKind::protocol, "the reference worker answered {} of {} calls of {}",
+                 results->size(), calls.size(), task.key);
+  }
+  CaseOutputs out;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    auto& r = results.value()[i];
+    if (r.status != CaseStatus::ok) {
+      return Error(ErrorKind::suite, "{}: the reference fails on '{}': {}",
+                   task.reference_path().string(), calls[i].name, describe_worker_error(r.error));
+    }
+    ReferenceCase rc;
+    rc.outputs = std::move(r.outputs);
+    rc.magnitude = std::move(r.magnitude);
+    out.push_back(std::move(rc));
+  }
+  return out;
+}
+
 Result<std::vector<CaseResult>> ReferenceService::canonicalize(
     const suite::Task& task, int gpu, const std::vector<suite::ResolvedCall>& calls,
     const std::vector<const std::vector<OutputLeaf>*>& outputs) {
@@ -295,7 +334,13 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(Lane& l,
   if (!reply) {
     return reply.error();
   }
-  return decode_timings(*reply);
+  auto timings = decode_timings(*reply);
+  if (timings) {
+    for (auto& t : timings.value()) {
+      apply_stream_check(t);  // the same rule as for candidates
+    }
+  }
+  return timings;
 }
 
 }  // namespace kbx::run

@@ -40,6 +40,11 @@ class ReferenceService {
   /// Reference outputs for the task's cases (computed on `gpu` on a cache miss).
   Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
 
+  /// Reference outputs for `calls` (perf rechecks: perf-sized calls with their own seeds),
+  /// computed now and never cached. One entry per call, in order.
+  Result<CaseOutputs> fresh_outputs(const suite::Task& task, int gpu,
+                                    const std::vector<suite::ResolvedCall>& calls);
+
   /// Canonical forms of a candidate's outputs for `calls` (cases of a task with a canonical
   /// function), computed by the trusted reference worker. One result per call, in order.
   Result<std::vector<CaseResult>> canonicalize(const suite::Task& task, int gpu,

@@ -167,6 +167,9 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
       if (t.status == "ok") {
         t.samples_ms = r.at("samples_ms").get<std::vector<double>>();
         t.warmup_calls = r.value("warmup_calls", 0);
+        if (r.contains("bracket_ms")) {
+          t.bracket_ms = r.at("bracket_ms").get<std::vector<double>>();
+        }
         if (t.samples_ms.empty()) {
           t.status = "error";
           t.error = "no samples";

@@ -295,8 +295,8 @@ class Session {
       result.record.reason = "contract_error";
       result.record.detail = contract_error;
     } else {
-      EvalContext ctx{options_, *zygote_, *pool_, *references_, pool_->gpu_lock(gpu), gpu, session_id_,
-                      labels_.at(gpu)};
+      EvalContext ctx{options_,   *zygote_,    *pool_,          *references_, pool_->gpu_lock(gpu),
+                      gpu,        session_id_, labels_.at(gpu), &live_};
       result = evaluate(ctx, item.submission, item.id, *item.task, *contract);
     }
     if (result.fresh_reference_timings) {  // stored even if this evaluation is abandoned:
@@ -322,6 +322,7 @@ class Session {
   std::unique_ptr<sandbox::WorkerPool> pool_;
   std::unique_ptr<ReferenceService> references_;
   std::map<int, std::string> labels_;
+  sandbox::LiveCandidates live_;
   std::map<std::string, compare::Contract> contracts_;
   std::mutex mutex_;
   std::atomic<std::size_t> next_{0};

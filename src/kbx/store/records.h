@@ -70,6 +70,11 @@ struct TimingRecord {
   std::string error;          ///< the error text when status == "error"
   int warmup_calls = 0;
   std::vector<double> samples_ms;
+  /// Not stored: wall times between device-wide synchronisations (timing.py bracket_samples),
+  /// which cover work on every stream; judge.h's stream check compares them with samples_ms.
+  std::vector<double> bracket_ms;
+  /// Stored in the note: the call's work escaped the timed stream, so samples_ms are the brackets.
+  bool timed_by_bracket = false;
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.

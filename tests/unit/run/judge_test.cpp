@@ -83,6 +83,16 @@ class FakeReferences final : public ReferenceSide {
     fresh = false;
     return reference_timings;
   }
+  Result<CaseOutputs> fresh_outputs(const suite::Task& /*task*/,
+                                    const std::vector<suite::ResolvedCall>& calls) override {
+    rechecked += static_cast<int>(calls.size());
+    CaseOutputs out(calls.size());
+    for (auto& rc : out) {
+      rc.outputs.push_back(tensor_leaf(expected_values));
+    }
+    return out;
+  }
+  int rechecked = 0;
 
   static OutputLeaf tensor_leaf(const std::vector<float>& values) {
     OutputLeaf leaf;
@@ -165,7 +175,7 @@ class JudgeTest : public ::testing::Test {
   store::EvaluationRecord evaluate() {
     auto contract = compare::parse_contract("default");
     EXPECT_TRUE(contract.ok());
-    JudgeContext ctx{options_, references_, lock_, 1, "cpu"};
+    JudgeContext ctx{options_, references_, lock_, 1, "cpu", nullptr};
     submit::Submission s{"Math/abs.py", "def abs(x, dim): ...", "test", "line 1", 0};
     return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value()).record;
   }
@@ -435,13 +445,33 @@ class JudgePerfTest : public JudgeTest {
     references_.reference_timings = {store::TimingRecord{0, "ok", "", 3, {1.0, 1.0}}};
   }
 
-  store::EvaluationRecord time_with(Json results) {
+  store::EvaluationRecord time_with(Json results,
+                                    const std::vector<float>& recheck_values = expected_values) {
     channel_.say(loaded());
     channel_.say(honest_cases());
     channel_.say(frame(Json{{"op", "timings"}, {"results", std::move(results)}}));
+    std::vector<std::uint8_t> payload;
+    Json recheck = Json::array({ok_result(0, recheck_values, payload)});
+    channel_.say(cases(recheck, payload));
     return evaluate();
   }
 };
+
+TEST_F(JudgePerfTest, ATimedWorkloadIsRecheckedWithFreshInputs) {
+  channel_.delay = std::chrono::milliseconds(5);
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}}),
+                       std::vector<float>(6, 0.0F));  // stale values after timing
+  EXPECT_EQ(rec.outcome, "incorrect");
+  EXPECT_EQ(rec.reason, "perf_recheck_mismatch");
+  EXPECT_FALSE(rec.perf_ok);
+  EXPECT_FALSE(rec.exe_ok);
+  EXPECT_EQ(references_.rechecked, 1);
+  const Json& recheck = channel_.requests.back();
+  EXPECT_EQ(recheck["op"], "run_cases");
+  EXPECT_EQ(recheck["cases"][0]["name"], "perf/0/recheck");
+  EXPECT_EQ(recheck["cases"][0]["seed"],
+            suite::derive_seed("Math/abs.py", "perfcheck|0", options_.seed));
+}
 
 TEST_F(JudgePerfTest, HonestTimingsAreKept) {
   channel_.delay = std::chrono::milliseconds(5);

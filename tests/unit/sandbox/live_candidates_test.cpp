@@ -1,0 +1,69 @@
+// LiveCandidates: other candidates are stopped while one is timed, and resumed after.
+#include "kbx/sandbox/live_candidates.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace kbx::sandbox {
+namespace {
+
+/// The state letter of /proc/<pid>/stat ('S' sleeping, 'T' stopped, ...).
+char state_of(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
+}
+
+char wait_for_state(int pid, bool stopped) {
+  for (int i = 0; i < 200; ++i) {
+    char s = state_of(pid);
+    if ((s == 'T') == stopped) {
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return state_of(pid);
+}
+
+int spawn_sleeper() {
+  int pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);  // its own process group, as a worker has
+    pause();
+    _exit(0);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+TEST(LiveCandidates, FreezesEveryOtherCandidateUntilTheFreezeEnds) {
+  int self = spawn_sleeper();
+  int other = spawn_sleeper();
+  LiveCandidates live;
+  live.add(self);
+  live.add(other);
+  {
+    auto freeze = live.freeze_others(self);
+    EXPECT_EQ(freeze.count(), 1U);
+    EXPECT_EQ(wait_for_state(other, true), 'T');
+    EXPECT_NE(state_of(self), 'T');
+  }
+  EXPECT_NE(wait_for_state(other, false), 'T');
+  live.remove(other);
+  EXPECT_EQ(live.freeze_others(self).count(), 0U);
+  for (int pid : {self, other}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
+}  // namespace
+}  // namespace kbx::sandbox
