@@ -54,6 +54,15 @@ def _same_bytes(t: Any, before: Any) -> bool:
             return False
 
 
+def _capturing() -> bool:
+    import torch
+
+    try:
+        return torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()
+    except Exception:  # noqa: BLE001 - no CUDA here
+        return False
+
+
 def _tensors(value: Any, depth: int = 0) -> Iterator[Any]:
     import torch
 
@@ -90,7 +99,8 @@ class Provenance:
     def begin(self, args: tuple, kwargs: dict) -> None:
         self._in_launch += 1
         tensors = list(_tensors(list(args) + list(kwargs.values())))
-        if sum(t.numel() * t.element_size() for t in tensors) > _SNAPSHOT_LIMIT_BYTES:
+        # Comparing bytes synchronises, which a CUDA graph capture forbids: mark them all then.
+        if _capturing() or sum(t.numel() * t.element_size() for t in tensors) > _SNAPSHOT_LIMIT_BYTES:
             self._snapshots.append(None)
             return
         self._snapshots.append([(t, t.detach().clone()) for t in tensors])

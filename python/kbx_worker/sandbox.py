@@ -158,7 +158,8 @@ def confine(config: SandboxConfig, device: str) -> dict:
     home = _prepare_scratch(scratch, uid)
     if os.getuid() == 0 and uid is None and "processes" in config.limits:
         _join_pids_cgroup(config.limits["processes"], report)
-    _landlock(libc, scratch, report)
+    # Its own /proc/<pid> (thread names, OOM score): the CUDA driver fails to start without it.
+    _landlock(libc, scratch, report, (f"/proc/{os.getpid()}",))
     _drop_identity(libc, uid, report)
     _set_limits(config.limits, device, report)
     _scrub_environment(home, scratch)
@@ -194,7 +195,7 @@ def _prepare_scratch(scratch: str, owner: int | None) -> str:
     return os.path.join(scratch, "home")
 
 
-def _landlock(libc, scratch: str, report: dict) -> None:
+def _landlock(libc, scratch: str, report: dict, writable: tuple[str, ...] = ()) -> None:
     abi = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
                        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
     if abi < 1:
@@ -211,6 +212,8 @@ def _landlock(libc, scratch: str, report: dict) -> None:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     try:
         _allow(libc, ruleset, scratch, write)
+        for path in writable:
+            _allow(libc, ruleset, path, write, missing_ok=True)
         devices = list(_DEVICE_FILES) + [os.path.join("/dev", n) for n in _listdir("/dev")
                                          if n.startswith("nvidia")]
         for path in devices:
@@ -222,7 +225,8 @@ def _landlock(libc, scratch: str, report: dict) -> None:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
         os.close(ruleset)
-    report["writes"] = f"on: Landlock ABI {abi}, writes only under the scratch and to devices"
+    report["writes"] = (f"on: Landlock ABI {abi}, writes only under the scratch, to devices and "
+                        "to the worker's own /proc entry")
     report["tcp"] = "on: Landlock denies TCP bind and connect" if abi >= 4 else \
         f"off: Landlock ABI {abi} has no network rules"
     report["signals"] = "on: Landlock scopes signals and abstract sockets" if abi >= 6 else \

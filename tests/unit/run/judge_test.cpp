@@ -525,3 +525,29 @@ TEST(FindCaseReplyViolation, AcceptsTheWorkersOwnShapes) {
 
 }  // namespace
 }  // namespace kbx::run
+
+namespace kbx::run {
+namespace {
+
+TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscaped) {
+  store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false};
+  EXPECT_FALSE(apply_stream_check(honest));
+  EXPECT_EQ(honest.samples_ms, (std::vector<double>{1.0, 1.1, 0.9}));
+
+  store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false};
+  EXPECT_FALSE(apply_stream_check(tiny));  // a host-bound small kernel: sync overhead only
+
+  store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false};
+  EXPECT_TRUE(apply_stream_check(side));
+  EXPECT_TRUE(side.timed_by_bracket);
+  EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
+
+  store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false};
+  EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
+
+  store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false};
+  EXPECT_FALSE(apply_stream_check(none));
+}
+
+}  // namespace
+}  // namespace kbx::run
