@@ -136,7 +136,7 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer) -> tuple[l
     return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
 
 
-BRACKET_SAMPLES = 5
+BRACKET_SAMPLES = 3
 
 
 def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES) -> list[float]:

@@ -215,7 +215,8 @@ Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int
     return handle.error();
   }
   sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                          {"cases", cases_json(task, calls, /*for_reference=*/true)}},
+                          {"cases", cases_json(task, calls, /*for_reference=*/true,
+                                               /*all_arguments=*/false)}},
                      {}};
   auto reply = call(l, gpu, req, options_.perf_timeout_s, "rechecking a workload of " + task.key);
   if (!reply) {

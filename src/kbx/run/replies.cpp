@@ -18,7 +18,7 @@ Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
 }
 
 Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
-                bool for_reference) {
+                bool for_reference, bool all_arguments) {
   Json out = calls_json(calls);
   for (std::size_t i = 0; i < out.size(); ++i) {
     Json& c = out[i];
@@ -34,8 +34,8 @@ Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>&
         kwargs.push_back(name);
       }
     }
-    c["mutated_args"] = args;
-    c["mutated_kwargs"] = kwargs;
+    c["mutated_args"] = all_arguments ? args : Json(task.mutated_args);
+    c["mutated_kwargs"] = all_arguments ? kwargs : task.mutated_kwargs;
     c["raises"] = calls[i].raises;
     c["exact"] = for_reference && task.exact_reference;
     if (for_reference && !task.canonical.empty()) {

@@ -20,10 +20,11 @@ Json calls_json(const std::vector<suite::ResolvedCall>& calls);
 
 /// The `cases` of a `run_cases` request: calls_json plus the arguments to send back after the
 /// call (all of them, positional and keyword, with the task's mutated keyword arguments) and each
-/// case's `raises`. For the trusted reference worker (`for_reference`) also `exact`, `canonical`
+/// case's `raises`. Without `all_arguments` (perf rechecks, whose arguments are large) only the
+/// arguments the task writes into come back. For the trusted reference worker (`for_reference`) also `exact`, `canonical`
 /// and `bound` as the task asks; a candidate worker is never sent those.
 Json cases_json(const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
-                bool for_reference);
+                bool for_reference, bool all_arguments = true);
 
 /// True when the task's precision has an error bound (the reference then sends magnitudes).
 bool has_error_bound(const suite::Task& task);

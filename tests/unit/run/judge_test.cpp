@@ -457,6 +457,19 @@ class JudgePerfTest : public JudgeTest {
   }
 };
 
+TEST_F(JudgePerfTest, TheRecheckAllowsPerfSizedRoundingButNotStaleValues) {
+  channel_.delay = std::chrono::milliseconds(5);
+  std::vector<float> rounded = expected_values;
+  for (auto& v : rounded) {
+    v *= 1.0002F;  // 2e-4 relative: beyond the cases' 1e-5, within the recheck's 1e-3
+  }
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}}), rounded);
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_TRUE(rec.perf_ok);
+  // Only the arguments the task writes into come back from a recheck (none for abs).
+  EXPECT_EQ(channel_.requests.back()["cases"][0]["mutated_args"], Json::array());
+}
+
 TEST_F(JudgePerfTest, ATimedWorkloadIsRecheckedWithFreshInputs) {
   channel_.delay = std::chrono::milliseconds(5);
   auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}}),
