@@ -41,6 +41,26 @@ operation), uses a canonical form (kbx judges properties, the public tests raw f
 expects an error (kbx judges the exception type, the public tests its message text). The run
 records the rule set of every verdict (`evaluations.rules`).
 
+## Rules for every task (kbx's rule set)
+
+These apply to all 176 tasks under `--rules kbx` and to none under `--rules kernelbenchx`; they can
+turn a verdict the public harness gives `ok` into a failure (docs/security.md says why each exists):
+
+- **Inputs stay unchanged.** Every argument is sent back after the call and compared with the
+  reference's; a kernel that writes into an input the task does not mutate is `incorrect`
+  (`input_mutated`), even when its return value is right. The public harness compares return
+  values only.
+- **A recheck case.** The first case that returns is called once more, last, with fresh values of
+  the same shapes (`<case>/recheck`): a kernel that caches results by shape or address fails it.
+- **Triton must do the work.** Besides "a Triton kernel was launched", a Triton kernel's writes
+  must reach the returned tensors in at least one case; PyTorch computing the result beside a
+  token launch is `not_triton` (`torch_did_the_work`). A PyTorch fallback for some shapes passes.
+- **Plain tensors.** A tensor subclass as output is `incorrect` (`unsupported_output`).
+- **Perf recheck (GPU).** After timing, one workload runs again with fresh inputs and must match
+  the reference within 100x the task's float tolerance (1e-3 to 5e-2): `perf_recheck_mismatch`.
+- **Sandbox outcomes.** `protocol_violation`, `tampered` (torch's global flags changed) and
+  `limit_exceeded` are kbx's; the public harness has no such checks.
+
 """
 
 

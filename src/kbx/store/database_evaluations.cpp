@@ -113,7 +113,7 @@ CaseRecord read_case(const Statement& st, int first) {
 void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
   int workload = st.int32(first);
   if (out.empty() || out.back().workload != workload) {
-    out.push_back({workload, st.text(first + 1), st.text(first + 2), st.int32(first + 3), {}});
+    out.push_back({workload, st.text(first + 1), st.text(first + 2), st.int32(first + 3), {}, {}, false});
   }
   if (!st.is_null(first + 4)) {
     out.back().samples_ms.push_back(st.real(first + 5));

@@ -89,7 +89,7 @@ struct EvaluationRecord {
   bool exe_ok = false;      ///< outputs match AND (Triton observed or the requirement is off)
   bool triton_ok = false;   ///< at least one Triton launch was observed
   bool perf_ok = false;     ///< timed on every workload, candidate and reference
-  std::string perf_note;    ///< why perf is missing ("perf skipped: --device cpu"), empty when perf_ok
+  std::string perf_note;    ///< why perf is missing ("perf skipped: --device cpu"), or how it was taken when unusual (stream check)
   std::int64_t triton_launches = 0;
   double time_queue_ms = 0;    ///< waiting: for a warm worker, and for the GPU (timing is exclusive)
   double time_load_ms = 0;     ///< compiling and importing the module

@@ -442,7 +442,7 @@ class JudgePerfTest : public JudgeTest {
     options_.device = "cuda";  // nothing here touches a GPU: the channel is fake
     suite::Workload w;
     task_.workloads = {w};
-    references_.reference_timings = {store::TimingRecord{0, "ok", "", 3, {1.0, 1.0}}};
+    references_.reference_timings = {store::TimingRecord{0, "ok", "", 3, {1.0, 1.0}, {}, false}};
   }
 
   store::EvaluationRecord time_with(Json results,
