@@ -170,3 +170,17 @@ class Provenance:
             self._mode.__exit__(*exc)
         finally:
             self._launches.watch(None)
+
+
+def warm_up() -> None:
+    """Enters and leaves a dispatch mode once, so the modules that imports (torch._dynamo among
+    them, about 2 s) are loaded in the zygote and every forked worker inherits them."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Nothing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with _Nothing():
+        torch.ones(2).add(1).untyped_storage()

@@ -16,7 +16,7 @@ import time
 import traceback
 from typing import Callable
 
-from . import PROTOCOL_VERSION, env, hooks, sandbox
+from . import PROTOCOL_VERSION, env, hooks, provenance, sandbox
 from .child import WorkerConfig, run_forked  # imports torch, and captures the timing functions
 from .errors import WorkerError, error_object
 from .protocol import FrameReader, ProtocolError, write_frame
@@ -27,6 +27,7 @@ _POLL_SECONDS = 1.0  # reaping also runs this often, in case a SIGCHLD wake-up w
 def main(control_fd: int) -> int:
     """Finishes the imports a worker needs, says hello on `control_fd`, serves fork requests."""
     _preload_triton()
+    provenance.warm_up()
     launches = hooks.install()
     sock = socket.socket(fileno=control_fd)
     zygote = Zygote(sock, launches)

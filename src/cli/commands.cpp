@@ -388,6 +388,7 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   check_cmd->add_option("-j,--jobs", ce.jobs, "Evaluations in flight");
   check_cmd->add_flag("--no-perf", ce.no_perf, "Skip the perf stage on a GPU");
+  check_cmd->add_flag("--no-sandbox", ce.no_sandbox, "Run the controls unconfined (debugging only)");
   check_cmd->add_option("--timeout", ce.timeout_s, "Seconds allowed for each of the load and test-case stages");
   check_cmd->add_option("--suite", ce.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   check_cmd->add_option("--python", ce.python, "Python with torch and triton");
