@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Every test: set up and build with the ci preset (warnings are errors), then the GoogleTest units,
 # the kbx_worker pytest suite and the end-to-end cases (real kbx, worker, PyTorch, Triton interpreter).
+# Without arguments it then builds the asan preset and runs the C++ unit tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer (KBX_SKIP_ASAN=1 skips that; arguments are passed
+# to the ci ctest and skip it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh ci
 ctest --preset ci "$@"
+if [ $# -eq 0 ] && [ -z "${KBX_SKIP_ASAN:-}" ]; then
+  cmake --preset asan >/dev/null
+  cmake --build build-asan -j "$(nproc)"
+  ctest --test-dir build-asan -L unit -E '^python/' --output-on-failure -j "$(nproc)"
+fi
