@@ -148,11 +148,27 @@ class Session {
     fs::path scratch = fs::temp_directory_path() / "kbx-scratch";
     fs::create_directories(scratch);
     fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-    Json hide = Json::array();
-    for (const auto& p : {options_.out_dir, options_.cache_dir}) {
+    // Hidden: the run's folder and the reference cache (made now, so workers forked before the
+    // first reference output is written hide it too). A folder that holds what a candidate must
+    // import (the worker package, the suite) is narrowed to its work/ subfolder (the logs); its
+    // store stays readable there, and Landlock still forbids writing it.
+    fs::create_directories(options_.cache_dir);
+    auto canonical = [](const fs::path& p) {
       std::error_code ec;
       fs::path abs = fs::weakly_canonical(fs::absolute(p), ec);
-      hide.push_back(ec ? fs::absolute(p).string() : abs.string());
+      return ec ? fs::absolute(p) : abs;
+    };
+    auto contains = [](const fs::path& dir, const fs::path& inner) {
+      auto rel = inner.lexically_relative(dir);
+      return !rel.empty() && *rel.begin() != "..";
+    };
+    Json hide = Json::array();
+    for (const auto& p : {options_.out_dir, options_.cache_dir}) {
+      fs::path dir = canonical(p);
+      if (contains(dir, canonical(options_.worker_path)) || contains(dir, canonical(options_.suite_root))) {
+        dir /= "work";
+      }
+      hide.push_back(dir.string());
     }
     const std::int64_t stage_seconds =
         options_.load_timeout_s + options_.cases_timeout_s + options_.perf_timeout_s;
