@@ -137,6 +137,8 @@ def confine(config: SandboxConfig, device: str) -> dict:
     libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
     report: dict[str, str] = {}
     scratch = config.scratch_root
+    # The uid to switch to: only as root, and only when that uid can still import Python.
+    uid = config.uid if os.getuid() == 0 and config.uid and _python_readable_by_others() else None
     namespaces = _unshare(libc, report)
     if namespaces:
         _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE, None)
@@ -144,17 +146,15 @@ def confine(config: SandboxConfig, device: str) -> dict:
             if os.path.isdir(path):
                 _mount(libc, "tmpfs", path, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                        "size=4k,mode=0555")
-        owner = (f",uid={config.uid},gid={config.uid}"
-                 if config.uid and os.getuid() == 0 and _python_readable_by_others() else "")
+        owner = f",uid={uid},gid={uid}" if uid else ""
         _mount(libc, "tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size=2g,mode=0700{owner}")
         report["hidden_paths"] = "on: " + ", ".join(config.hide) if config.hide else "on: none asked"
     else:
         scratch = os.path.join(scratch, f"w{os.getpid()}")
         os.makedirs(scratch, mode=0o700, exist_ok=True)
-        if config.uid and os.getuid() == 0 and _python_readable_by_others():
-            os.chown(scratch, config.uid, config.uid)
+        if uid:
+            os.chown(scratch, uid, uid)
         report["hidden_paths"] = "off: no mount namespace"
-    uid = config.uid if os.getuid() == 0 and config.uid and _python_readable_by_others() else None
     home = _prepare_scratch(scratch, uid)
     if os.getuid() == 0 and uid is None and "processes" in config.limits:
         _join_pids_cgroup(config.limits["processes"], report)

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "kbx/compare/comparator.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::run {
 namespace {
@@ -132,19 +133,6 @@ std::optional<std::string> find_timing_reply_violation(
   return std::nullopt;
 }
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) {
-    return 0;
-  }
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
 bool apply_stream_check(store::TimingRecord& timing) {
   if (timing.status != "ok" || timing.bracket_ms.empty() || timing.samples_ms.empty()) {
     return false;
@@ -154,7 +142,7 @@ bool apply_stream_check(store::TimingRecord& timing) {
       return false;
     }
   }
-  double events = median_of(timing.samples_ms);
+  double events = stats::summarize(timing.samples_ms).median;
   // The fastest bracket: host hiccups (scheduling, a collection) only ever lengthen brackets.
   double brackets = *std::min_element(timing.bracket_ms.begin(), timing.bracket_ms.end());
   // Below 1 us per call no Python-launched call can run (one kernel launch alone takes longer):

@@ -158,47 +158,14 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
     }
   }
   if (!missing.empty()) {
-    auto handle = load(l, gpu, task);
-    if (!handle) {
-      return handle.error();
-    }
-    sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                            {"cases", cases_json(task, missing, /*for_reference=*/true)}},
-                       {}};
-    auto reply = call(l, gpu, req, options_.cases_timeout_s, "running the cases of " + task.key);
-    if (!reply) {
-      return reply.error();
-    }
-    auto results = decode_case_results(*reply);
-    if (!results) {
-      return results.error();
-    }
-    if (results->size() != missing.size()) {
-      return Error(ErrorKind::protocol, "the reference worker answered {} of {} cases of {}",
-                   results->size(), missing.size(), task.key);
+    auto computed = run_cases(l, gpu, task, missing, /*all_arguments=*/true,
+                              options_.cases_timeout_s, "running the cases of " + task.key);
+    if (!computed) {
+      return computed.error();
     }
     for (std::size_t i = 0; i < missing.size(); ++i) {
-      auto& r = results.value()[i];
-      ReferenceCase rc;
-      if (!missing[i].raises.empty()) {
-        if (!r.raised_one_of(missing[i].raises)) {
-          return Error(ErrorKind::suite, "{}: case '{}' must raise one of {}, but the reference {}",
-                       task.reference_path().string(), missing[i].name, Json(missing[i].raises).dump(),
-                       r.status == CaseStatus::ok ? std::string("returned")
-                                        : "raised " + describe_worker_error(r.error));
-        }
-        rc.raised = true;
-      } else if (r.status != CaseStatus::ok) {
-        return Error(ErrorKind::suite, "{}: the reference fails on case '{}': {}",
-                     task.reference_path().string(), missing[i].name,
-                     describe_worker_error(r.error));
-      } else {
-        rc.outputs = std::move(r.outputs);
-        rc.canonical = std::move(r.canonical);
-        rc.magnitude = std::move(r.magnitude);
-      }
-      write_cached(cache_path(task, missing[i], l.device_name), rc);
-      (*outputs)[missing[i].index] = std::move(rc);
+      write_cached(cache_path(task, missing[i], l.device_name), computed.value()[i]);
+      (*outputs)[missing[i].index] = std::move(computed.value()[i]);
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
@@ -210,15 +177,22 @@ Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int
                                                     const std::vector<suite::ResolvedCall>& calls) {
   Lane& l = lane(gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
+  return run_cases(l, gpu, task, calls, /*all_arguments=*/false, options_.perf_timeout_s,
+                   "rechecking a workload of " + task.key);
+}
+
+Result<CaseOutputs> ReferenceService::run_cases(Lane& l, int gpu, const suite::Task& task,
+                                                const std::vector<suite::ResolvedCall>& calls,
+                                                bool all_arguments, int timeout_s,
+                                                const std::string& what) {
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();
   }
   sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                          {"cases", cases_json(task, calls, /*for_reference=*/true,
-                                               /*all_arguments=*/false)}},
+                          {"cases", cases_json(task, calls, /*for_reference=*/true, all_arguments)}},
                      {}};
-  auto reply = call(l, gpu, req, options_.perf_timeout_s, "rechecking a workload of " + task.key);
+  auto reply = call(l, gpu, req, timeout_s, what);
   if (!reply) {
     return reply.error();
   }
@@ -227,20 +201,29 @@ Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int
     return results.error();
   }
   if (results->size() != calls.size()) {
-    return Error(ErrorKind::protocol, "the reference worker answered {} of {} calls of {}",
+    return Error(ErrorKind::protocol, "the reference worker answered {} of {} cases of {}",
                  results->size(), calls.size(), task.key);
   }
-  CaseOutputs out;
+  CaseOutputs out(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) {
     auto& r = results.value()[i];
-    if (r.status != CaseStatus::ok) {
-      return Error(ErrorKind::suite, "{}: the reference fails on '{}': {}",
+    ReferenceCase& rc = out[i];
+    if (!calls[i].raises.empty()) {
+      if (!r.raised_one_of(calls[i].raises)) {
+        return Error(ErrorKind::suite, "{}: case '{}' must raise one of {}, but the reference {}",
+                     task.reference_path().string(), calls[i].name, Json(calls[i].raises).dump(),
+                     r.status == CaseStatus::ok ? std::string("returned")
+                                                : "raised " + describe_worker_error(r.error));
+      }
+      rc.raised = true;
+    } else if (r.status != CaseStatus::ok) {
+      return Error(ErrorKind::suite, "{}: the reference fails on case '{}': {}",
                    task.reference_path().string(), calls[i].name, describe_worker_error(r.error));
+    } else {
+      rc.outputs = std::move(r.outputs);
+      rc.canonical = std::move(r.canonical);
+      rc.magnitude = std::move(r.magnitude);
     }
-    ReferenceCase rc;
-    rc.outputs = std::move(r.outputs);
-    rc.magnitude = std::move(r.magnitude);
-    out.push_back(std::move(rc));
   }
   return out;
 }

@@ -76,6 +76,11 @@ class ReferenceService {
   Result<sandbox::Frame> call(Lane& lane, int gpu, const sandbox::Frame& request, int timeout_s,
                               const std::string& what);
   Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu);
+  /// Runs `calls` in the reference worker (requires lane.mutex) and checks each result: an
+  /// error where the case must return, or the wrong error where it must raise, is a suite error.
+  Result<CaseOutputs> run_cases(Lane& lane, int gpu, const suite::Task& task,
+                                const std::vector<suite::ResolvedCall>& calls, bool all_arguments,
+                                int timeout_s, const std::string& what);
   std::filesystem::path cache_path(const suite::Task& task, const suite::ResolvedCall& c,
                                    const std::string& device_name) const;
 
