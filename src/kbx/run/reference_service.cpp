@@ -178,19 +178,30 @@ Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int
   Lane& l = lane(gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
   return run_cases(l, gpu, task, calls, /*all_arguments=*/false, options_.perf_timeout_s,
-                   "rechecking a workload of " + task.key);
+                   "rechecking a workload of " + task.key, /*working_too=*/task.exact_reference);
 }
 
 Result<CaseOutputs> ReferenceService::run_cases(Lane& l, int gpu, const suite::Task& task,
                                                 const std::vector<suite::ResolvedCall>& calls,
                                                 bool all_arguments, int timeout_s,
-                                                const std::string& what) {
+                                                const std::string& what, bool working_too) {
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();
   }
+  Json cases = cases_json(task, calls, /*for_reference=*/true, all_arguments);
+  if (working_too) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      Json again = cases[i];
+      again["index"] = calls.size() + i;
+      again["exact"] = false;
+      again["bound"] = false;
+      cases.push_back(std::move(again));
+    }
+  }
+  const std::size_t expected_results = cases.size();
   sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", *handle}, {"device", options_.device},
-                          {"cases", cases_json(task, calls, /*for_reference=*/true, all_arguments)}},
+                          {"cases", std::move(cases)}},
                      {}};
   auto reply = call(l, gpu, req, timeout_s, what);
   if (!reply) {
@@ -200,9 +211,9 @@ Result<CaseOutputs> ReferenceService::run_cases(Lane& l, int gpu, const suite::T
   if (!results) {
     return results.error();
   }
-  if (results->size() != calls.size()) {
+  if (results->size() != expected_results) {
     return Error(ErrorKind::protocol, "the reference worker answered {} of {} cases of {}",
-                 results->size(), calls.size(), task.key);
+                 results->size(), expected_results, task.key);
   }
   CaseOutputs out(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -223,6 +234,9 @@ Result<CaseOutputs> ReferenceService::run_cases(Lane& l, int gpu, const suite::T
       rc.outputs = std::move(r.outputs);
       rc.canonical = std::move(r.canonical);
       rc.magnitude = std::move(r.magnitude);
+      if (working_too && results.value()[calls.size() + i].status == CaseStatus::ok) {
+        rc.working = std::move(results.value()[calls.size() + i].outputs);
+      }
     }
   }
   return out;

@@ -23,6 +23,9 @@ struct ReferenceCase {
   std::vector<OutputLeaf> outputs;
   std::vector<OutputLeaf> canonical;  ///< its canonical form (tasks with a canonical function)
   std::vector<OutputLeaf> magnitude;  ///< float64 magnitudes (tasks with an error bound)
+  /// The same call computed at the task's own precision, not upcast (exact-reference tasks, perf
+  /// rechecks only): how far a correct working-precision computation lands from the exact result.
+  std::vector<OutputLeaf> working;
   bool raised = false;                ///< the case expects an error and the reference raised it
 };
 
@@ -41,7 +44,8 @@ class ReferenceService {
   Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
 
   /// Reference outputs for `calls` (perf rechecks: perf-sized calls with their own seeds),
-  /// computed now and never cached. One entry per call, in order.
+  /// computed now and never cached. One entry per call, in order; for exact-reference tasks each
+  /// entry also holds its working-precision output.
   Result<CaseOutputs> fresh_outputs(const suite::Task& task, int gpu,
                                     const std::vector<suite::ResolvedCall>& calls);
 
@@ -78,9 +82,11 @@ class ReferenceService {
   Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu);
   /// Runs `calls` in the reference worker (requires lane.mutex) and checks each result: an
   /// error where the case must return, or the wrong error where it must raise, is a suite error.
+  /// With `working_too` (exact-reference tasks), each call runs a second time at the task's own
+  /// precision and that output goes into ReferenceCase::working.
   Result<CaseOutputs> run_cases(Lane& lane, int gpu, const suite::Task& task,
                                 const std::vector<suite::ResolvedCall>& calls, bool all_arguments,
-                                int timeout_s, const std::string& what);
+                                int timeout_s, const std::string& what, bool working_too = false);
   std::filesystem::path cache_path(const suite::Task& task, const suite::ResolvedCall& c,
                                    const std::string& device_name) const;
 

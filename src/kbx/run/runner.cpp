@@ -175,7 +175,7 @@ class Session {
     Json limits{{"cpu_seconds", 2 * stage_seconds},
                 {"file_bytes", std::int64_t{1} << 30},
                 {"open_files", 4096},
-                {"processes", 1024},
+                {"processes", 256},  // threads count too (pids cgroup); torch needs a few dozen
                 {"address_space_bytes", std::int64_t{16} << 30}};
     return Json{{"scratch_root", scratch.string()},
                 {"hide", hide},

@@ -89,10 +89,14 @@ class FakeReferences final : public ReferenceSide {
     CaseOutputs out(calls.size());
     for (auto& rc : out) {
       rc.outputs.push_back(tensor_leaf(expected_values));
+      if (!working_values.empty()) {
+        rc.working.push_back(tensor_leaf(working_values));
+      }
     }
     return out;
   }
   int rechecked = 0;
+  std::vector<float> working_values;  ///< the recheck's working-precision reference, if any
 
   static OutputLeaf tensor_leaf(const std::vector<float>& values) {
     OutputLeaf leaf;
@@ -484,6 +488,27 @@ TEST_F(JudgePerfTest, ATimedWorkloadIsRecheckedWithFreshInputs) {
   EXPECT_EQ(recheck["cases"][0]["name"], "perf/0/recheck");
   EXPECT_EQ(recheck["cases"][0]["seed"],
             suite::derive_seed("Math/abs.py", "perfcheck|0", options_.seed));
+}
+
+TEST_F(JudgePerfTest, AnIllConditionedRecheckAllowsTheReferencesOwnRoundingButNotStaleValues) {
+  channel_.delay = std::chrono::milliseconds(5);
+  // The reference at working precision lands 0.5 from the exact result on element 0 (a nearly
+  // singular solve): a correct kernel may land a few times that far, a stale one is caught.
+  references_.working_values = expected_values;
+  references_.working_values[0] += 0.5F;
+  std::vector<float> other_rounding = expected_values;
+  other_rounding[0] -= 1.5F;
+  other_rounding[4] += 2.0F;
+  auto ok = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}}),
+                      other_rounding);
+  EXPECT_EQ(ok.outcome, "ok") << ok.detail;
+  EXPECT_NE(ok.perf_note.find("absolute tolerance widened by 5"), std::string::npos) << ok.perf_note;
+
+  channel_.script.clear();
+  std::vector<float> stale = expected_values;
+  stale[4] = -8;  // off by 16, beyond ten times the reference's own 0.5
+  auto bad = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}}), stale);
+  EXPECT_EQ(bad.reason, "perf_recheck_mismatch");
 }
 
 TEST_F(JudgePerfTest, HonestTimingsAreKept) {
