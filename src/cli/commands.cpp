@@ -15,6 +15,7 @@
 #include "cli/locate.h"
 #include "cli/progress.h"
 #include "kbx/common/error.h"
+#include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
 #include "kbx/report/exports.h"
@@ -43,6 +44,7 @@ int exit_code_for(ErrorKind kind) {
     case ErrorKind::store: return 4;
     case ErrorKind::protocol:
     case ErrorKind::worker: return 5;
+    case ErrorKind::busy: return 75;  // EX_TEMPFAIL: another kbx writes the folder; try later
     case ErrorKind::internal: return 70;
   }
   return 70;
@@ -254,6 +256,8 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
 
 int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   auto options = eval_options(a, argv);
+  // One writer per folder, taken before anything is read or written (docs/architecture.md).
+  auto lock = FolderLock::acquire(options.out_dir, argv);
   auto s = load_suite_or_throw(options.suite_root);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -299,6 +303,7 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
     }
     options.controls.push_back(n);
   }
+  auto lock = FolderLock::acquire(options.run.out_dir, argv);
   auto s = load_suite_or_throw(options.run.suite_root);
   std::vector<const suite::Task*> tasks;
   std::string patterns = fmt::format("{}", fmt::join(c.tasks, ","));
@@ -342,6 +347,12 @@ int cmd_summary(const std::string& out, bool json) {
   fs::path db_path = fs::path(out) / "kbx.db";
   std::error_code ec;
   if (!fs::exists(db_path, ec)) {
+    // Reads only, so no lock: a summary of a running eval shows what is stored so far.
+    auto holder = FolderLock::recorded_holder(out);
+    if (holder && ::kill(holder->pid, 0) == 0) {
+      throw Error(ErrorKind::busy, "'{}' holds no kbx.db yet: kbx (pid {}) is starting a run there; "
+                  "try again in a moment", out, holder->pid);
+    }
     throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run", out);
   }
   auto db = store::Database::open(db_path);

@@ -8,6 +8,13 @@ A .case file is a sequence of steps; each step may be followed by a `----` block
   run [exit=N] COMMAND             run COMMAND (shell words; substitutions below); default exit 0
   kill9_after N COMMAND            start COMMAND, wait until its {out}/kbx.db holds N evaluations,
                                    then SIGKILL it (it must still be running)
+  background COMMAND               start COMMAND and go on with the next steps while it runs
+                                   (one at a time; killed if the case ends first)
+  wait_until EXPECTATION           poll EXPECTATION (any of those below but exit) every 0.1 s until
+                                   it holds, for at most 300 s; the background command must still
+                                   be running meanwhile
+  wait                             wait for the background command; its exit status and output
+                                   are the last step's (default expectation: exit 0)
   ----                             expectations about the last step:
     metric FILE FIELD VALUE        metrics.json entry for task FILE (FILE#K: its K-th entry, from 0)
     summary FIELD VALUE            a field of summary.json (dotted paths: categories.Math.total)
@@ -40,7 +47,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-STEPS = ("write", "run", "kill9_after")
+STEPS = ("write", "run", "kill9_after", "background", "wait_until", "wait")
 
 
 class CaseFailure(Exception):
@@ -64,6 +71,7 @@ class Runner:
         }
         self.last: subprocess.CompletedProcess | None = None
         self.expected_exit = 0
+        self.background: tuple[subprocess.Popen, list[str], pathlib.Path] | None = None
 
     def sub(self, text: str) -> str:
         for k, v in self.vars.items():
@@ -113,6 +121,54 @@ class Runner:
         self.expected_exit = -9
         print(f"$ {' '.join(argv)}   [killed -9 after {n} evaluations]")
 
+    def step_background(self, command: str) -> None:
+        if self.background is not None:
+            raise CaseFailure("background: one background command at a time (add a `wait` first)")
+        argv = shlex.split(self.sub(command))
+        logs = self.tmp / f"background-{time.time_ns()}"
+        logs.mkdir()
+        with open(logs / "stdout", "w") as out, open(logs / "stderr", "w") as err:
+            proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=self.env())
+        self.background = (proc, argv, logs)
+        print(f"$ {' '.join(argv)} &   [pid {proc.pid}]")
+
+    def step_wait_until(self, expectation: str) -> None:
+        if expectation.split(" ", 1)[0] == "exit":
+            raise CaseFailure("wait_until: an exit status is not something to wait for")
+        started = time.time()
+        while True:
+            try:
+                self.expect(expectation)
+                break
+            except (CaseFailure, sqlite3.Error, OSError, ValueError, KeyError, TypeError) as e:
+                if self.background is not None and self.background[0].poll() is not None:
+                    raise CaseFailure(f"wait_until {expectation!r}: the background command ended "
+                                      f"first (exit {self.background[0].returncode}); last check: {e}")
+                if time.time() - started > 300:
+                    raise CaseFailure(f"wait_until {expectation!r}: still false after 300 s: {e}")
+                time.sleep(0.1)
+        print(f"  [{expectation} after {time.time() - started:.1f} s]")
+
+    def step_wait(self) -> None:
+        if self.background is None:
+            raise CaseFailure("wait: no background command")
+        proc, argv, logs = self.background
+        self.background = None
+        started = time.time()
+        code = proc.wait(timeout=900)
+        out, err = (logs / "stdout").read_text(), (logs / "stderr").read_text()
+        self.last = subprocess.CompletedProcess(argv, code, out, err)
+        print(f"$ wait   [exit {code} after {time.time() - started:.1f} s more]")
+        self.expected_exit = 0
+        self.check_exit(0)
+
+    def stop_background(self) -> None:
+        """Kills a background command the case left running (a failed case)."""
+        if self.background is not None:
+            self.background[0].kill()
+            self.background[0].wait()
+            self.background = None
+
     @staticmethod
     def count_evaluations(db: pathlib.Path) -> int:
         if not db.exists():
@@ -160,7 +216,10 @@ class Runner:
                 raise CaseFailure(f"{kind} contains {text!r}:\n{stream}")
         elif kind == "db":
             sql, _, value = rest.partition(" => ")
-            with sqlite3.connect(pathlib.Path(self.vars["out"]) / "kbx.db") as con:
+            db = pathlib.Path(self.vars["out"]) / "kbx.db"
+            if not db.exists():  # sqlite3 would create an empty one
+                raise CaseFailure(f"{db} does not exist")
+            with sqlite3.connect(db, timeout=5) as con:
                 row = con.execute(sql).fetchone()
             self.equal(f"db {sql}", row[0] if row else None, parse_value(value))
         else:
@@ -216,6 +275,12 @@ class Runner:
                 self.step_run(rest)
             elif verb == "kill9_after":
                 self.step_kill9_after(rest)
+            elif verb == "background":
+                self.step_background(rest)
+            elif verb == "wait_until":
+                self.step_wait_until(rest)
+            elif verb == "wait":
+                self.step_wait()
             else:
                 raise CaseFailure(f"{self.case.name}:{i}: unknown step {verb!r}")
 
@@ -231,13 +296,17 @@ def main() -> int:
     failed = 0
     for case in a.cases:
         tmp = pathlib.Path(tempfile.mkdtemp(prefix="kbx-e2e-"))
+        runner = Runner(a.kbx, a.python, case, tmp, cache)
         try:
-            Runner(a.kbx, a.python, case, tmp, cache).run()
+            runner.run()
+            if runner.background is not None:
+                raise CaseFailure("the case ends with its background command still running (add `wait`)")
             print(f"PASS {case.name}")
         except (CaseFailure, subprocess.TimeoutExpired) as e:
             failed += 1
             print(f"FAIL {case.name}: {e}")
         finally:
+            runner.stop_background()
             if not a.keep:
                 subprocess.run(["rm", "-rf", str(tmp)])
     return 1 if failed else 0

@@ -14,6 +14,7 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::store: return "store";
     case ErrorKind::protocol: return "protocol";
     case ErrorKind::worker: return "worker";
+    case ErrorKind::busy: return "busy";
     case ErrorKind::internal: return "internal";
   }
   return "internal";

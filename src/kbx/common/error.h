@@ -9,8 +9,9 @@
 
 namespace kbx {
 
-/// What kind of failure ended the command; cli::main maps each kind to an exit code.
-enum class ErrorKind { usage, suite, input, io, store, protocol, worker, internal };
+/// What kind of failure ended the command; cli::main maps each kind to an exit code. `busy`: the
+/// output folder is in use by another kbx process (try again later).
+enum class ErrorKind { usage, suite, input, io, store, protocol, worker, busy, internal };
 
 /// Name of an ErrorKind, for messages ("usage", "suite", ...).
 std::string_view to_string(ErrorKind kind);
