@@ -12,9 +12,12 @@ import time
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "zygote":
+        from .startup_watch import StartupWatch
+
+        watch = StartupWatch(args.control_fd)  # before the imports, which take seconds
         from . import zygote
 
-        return zygote.main(args.control_fd)
+        return zygote.main(args.control_fd, watch)
     return _serve(args)
 
 

@@ -24,11 +24,15 @@ from .protocol import FrameReader, ProtocolError, write_frame
 _POLL_SECONDS = 1.0  # reaping also runs this often, in case a SIGCHLD wake-up was missed
 
 
-def main(control_fd: int) -> int:
-    """Finishes the imports a worker needs, says hello on `control_fd`, serves fork requests."""
+def main(control_fd: int, watch=None) -> int:
+    """Finishes the imports a worker needs, says hello on `control_fd`, serves fork requests.
+    `watch` (a StartupWatch, which ends the process if kbx goes away during the imports) is
+    stopped before the hello; from then on the serve loop notices a closed socket."""
     _preload_triton()
     provenance.warm_up()
     launches = hooks.install()
+    if watch is not None:
+        watch.stop()
     sock = socket.socket(fileno=control_fd)
     zygote = Zygote(sock, launches)
     write_frame(sock, {"op": "hello", "protocol": PROTOCOL_VERSION, "pid": os.getpid(),

@@ -146,3 +146,17 @@ def test_serve_runs_one_worker_on_an_inherited_descriptor(tmp_path):
     assert proc.wait(TIMEOUT_S) == 0
     assert log.read_text() == "hi\n"
     ours.close()
+
+
+def test_a_zygote_whose_kbx_goes_away_while_it_imports_exits_without_finishing_them(tmp_path):
+    # kbx killed with SIGKILL during start-up: the zygote must not import on for seconds.
+    ours, theirs = socket.socketpair()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kbx_worker", "zygote", "--control-fd", str(theirs.fileno())],
+        pass_fds=[theirs.fileno()], env=worker_env(), cwd=tmp_path, stderr=subprocess.PIPE,
+        text=True)
+    theirs.close()
+    ours.close()
+    _, err = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode == 1
+    assert "kbx closed the control socket while the zygote was starting" in err, err
