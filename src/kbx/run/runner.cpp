@@ -377,6 +377,13 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   check_identity(*db, options);
   auto contents = submit::read_source(options.source, suite);
 
+  // The caller holds the folder's lock, so a session still "running" belongs to a dead process.
+  if (int lost = db->close_lost_sessions(); lost > 0) {
+    progress.on_status(fmt::format(
+        "{} earlier session{} in this folder ended without closing (killed or crashed); what {} "
+        "stored is kept",
+        lost, lost == 1 ? "" : "s", lost == 1 ? "it" : "they"));
+  }
   store::SessionRecord session;
   session.started_at = now_iso8601();
   session.status = "running";

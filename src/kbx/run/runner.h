@@ -41,7 +41,9 @@ struct RunSummary {
 /// Runs `kbx eval`: reads SOURCE, plans (skipping finished submissions), evaluates the rest on a
 /// pool of warm workers, stores every result as it finishes, and writes metrics.json and
 /// summary.json. `stop` is polled; once set, no new evaluation starts and in-flight ones are
-/// abandoned (they are redone on resume). Throws kbx::Error for failures that end the command.
+/// abandoned (they are redone on resume). The caller holds the output folder's FolderLock, so
+/// sessions left "running" in its store are marked "lost". Throws kbx::Error for failures that
+/// end the command.
 RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
                     const std::atomic<bool>& stop);
 

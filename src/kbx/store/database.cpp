@@ -208,6 +208,14 @@ void Database::end_session(std::int64_t session_id, const std::string& status) {
   }
 }
 
+int Database::close_lost_sessions() {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "UPDATE sessions SET status = 'lost' WHERE status = 'running'");
+  st.run();
+  return static_cast<int>(st.changes());
+}
+
 std::vector<SessionRecord> Database::sessions() {
   std::lock_guard lock(mutex_);
   Statement st(

@@ -42,6 +42,10 @@ class Database {
   void set_session_env(std::int64_t session_id, const Json& env);
   /// Marks the session "finished", "interrupted" or "failed" with the current time.
   void end_session(std::int64_t session_id, const std::string& status);
+  /// Marks every session still "running" as "lost" (its process ended without ending it: kill -9,
+  /// a crash, a power cut; finished_at stays empty) and returns how many there were. Only for a
+  /// caller that holds the folder's lock (FolderLock), so that no live process owns one.
+  int close_lost_sessions();
   std::vector<SessionRecord> sessions();
 
   /// Inserts or replaces the task and its workloads.

@@ -183,6 +183,25 @@ TEST(Database, SessionsStartRunningAndEndWithATimestamp) {
   EXPECT_FALSE(sessions[1].kbx_version.empty());  // filled with this binary's version
 }
 
+TEST(Database, SessionsLeftRunningByADeadProcessAreMarkedLostAndTheEndedOnesKept) {
+  ScopedTempDir dir;
+  auto db = Database::open(dir.path() / "kbx.db");
+  std::int64_t killed = db->begin_session({});
+  std::int64_t finished = db->begin_session({});
+  db->end_session(finished, "finished");
+  std::int64_t also_killed = db->begin_session({});
+  EXPECT_EQ(db->close_lost_sessions(), 2);
+  auto sessions = db->sessions();
+  ASSERT_EQ(sessions.size(), 3U);
+  EXPECT_EQ(sessions[0].id, killed);
+  EXPECT_EQ(sessions[0].status, "lost");
+  EXPECT_TRUE(sessions[0].finished_at.empty());  // when it ended is unknown
+  EXPECT_EQ(sessions[1].status, "finished");
+  EXPECT_EQ(sessions[2].id, also_killed);
+  EXPECT_EQ(sessions[2].status, "lost");
+  EXPECT_EQ(db->close_lost_sessions(), 0);
+}
+
 TEST(Database, ASessionCanEndAsFailed) {
   ScopedTempDir dir;
   auto db = Database::open(dir.path() / "kbx.db");
