@@ -2,8 +2,8 @@
 """kill -9 soak: kbx killed at random moments of a run, then resumed, must end where an
 uninterrupted run ends.
 
-usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--seed 1] [--source examples]
-                           [--keep DIR] [-- extra kbx eval arguments]
+usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--kills-per-round 4] [--seed 1]
+                           [--source examples] [--keep DIR] [-- extra kbx eval arguments]
 
 1. An uninterrupted reference run: `kbx eval SOURCE -o REF --device cpu ARGS` with a fresh
    reference-output cache; its wall time T bounds the kill delays.
@@ -11,7 +11,9 @@ usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--seed 1] [--source
    command is started, and SIGKILLed after a delay drawn uniformly from [0, T) by a seeded RNG
    (so kills land in start-up, reference computation, evaluation, and the final store and export
    writes); it is started again in the same folder, and killed again, until a start finishes on its
-   own before its delay (the last round then runs to completion unkilled).
+   own before its delay, or --kills-per-round kills have happened (then the next start runs to
+   completion unkilled; without that bound, the kills of a round pile up in whatever is left last,
+   such as a hanging submission's timeout). The last round ends the same way.
 3. After every kill: every process the killed kbx had started (zygote, reference and candidate
    workers) must be gone within --orphan-limit seconds (this script is their child subreaper, so
    orphans are found and reaped here); the time they took is reported.
@@ -124,7 +126,7 @@ class Soak:
         while True:
             starts += 1
             log = self.work / f"round-{number}-start-{starts}"
-            last = len(self.kills) >= self.a.kills
+            last = len(self.kills) >= self.a.kills or starts > self.a.kills_per_round
             delay = None if last else self.rng.uniform(0, self.duration)
             sessions_before = store_state(out)["sessions"]
             proc = self.start(out, cache, log)
@@ -368,6 +370,8 @@ def main() -> int:
                     if (ROOT / ".venv" / "bin" / "python").exists() else "python3")
     ap.add_argument("--source", default=str(ROOT / "examples"), help="SOURCE of every run")
     ap.add_argument("--kills", type=int, default=20)
+    ap.add_argument("--kills-per-round", type=int, default=4,
+                    help="kills in one output folder before a start runs to completion (default 4)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--orphan-limit", type=float, default=30.0,
                     help="seconds the killed kbx's workers may take to go (default 30)")
@@ -375,9 +379,10 @@ def main() -> int:
     ap.add_argument("--keep", type=pathlib.Path, help="work in this folder and keep it")
     ap.add_argument("extra", nargs="*", help="more `kbx eval` arguments (after --)")
     a = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows up in a log file as it happens
     a.kbx = str(pathlib.Path(a.kbx).resolve())
-    if a.kills < 1:
-        ap.error("--kills must be at least 1")
+    if a.kills < 1 or a.kills_per_round < 1:
+        ap.error("--kills and --kills-per-round must be at least 1")
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         print("kill9_soak: cannot become a child subreaper; orphans would go unseen", file=sys.stderr)
