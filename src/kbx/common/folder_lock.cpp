@@ -2,6 +2,7 @@
 #include "kbx/common/folder_lock.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/file.h>
@@ -22,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A holder writes its name just after it locks and empties the file just before it unlocks; a
-// refused try that finds no name waits this long, in steps, before it gives up on reading one.
+// refused try that finds no name (or a dead process's) waits this long, in steps, before it gives
+// up on reading one.
 constexpr int holder_name_tries = 20;
 constexpr useconds_t holder_name_step_us = 50'000;
 
@@ -129,6 +131,9 @@ FolderLock FolderLock::acquire(const fs::path& folder, const std::vector<std::st
   FolderLock lock(path, fd);  // closes `fd` if anything below throws
   for (int attempt = 1; !try_lock(fd, path); ++attempt) {
     auto holder = parse_holder(read_all(fd));
+    if (holder && ::kill(holder->pid, 0) != 0 && errno == ESRCH) {
+      holder.reset();  // a killed holder's record, not yet overwritten by the new holder
+    }
     if (holder || attempt >= holder_name_tries) {
       lock.fd_ = -1;  // not ours: close without emptying the holder's file
       close(fd);

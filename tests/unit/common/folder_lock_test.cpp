@@ -135,6 +135,18 @@ TEST(FolderLock, RefusalWithoutARecordedHolderSaysThePidIsUnknown) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
 }
 
+TEST(FolderLock, RefusalDoesNotNameADeadProcessWhoseRecordIsStillInTheFile) {
+  ScopedTempDir dir;
+  pid_t child = fork_holder(dir.path());
+  kill9_and_reap(child);
+  auto lock = FolderLock::acquire(dir.path(), {"kbx"});
+  // As if the lock were taken but the killed holder's record not yet overwritten.
+  dir.write("kbx.lock", fmt::format("pid {}\ncommand kbx eval old\n", child));
+  Error e = error_of([&] { (void)FolderLock::acquire(dir.path(), {"kbx"}); });
+  EXPECT_EQ(e.kind(), ErrorKind::busy);
+  EXPECT_CONTAINS(e.what(), "pid unknown");
+}
+
 TEST(FolderLock, AnUncreatableLockFileIsAnIoErrorNamingIt) {
   ScopedTempDir dir;
   dir.write("file", "not a folder");
