@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kbx needs and builds it: Debian/Ubuntu packages (when missing), a Python with torch
 # and Triton (an existing one, or .venv from python/requirements.txt), then the CMake build.
-# Usage: tools/setup.sh [release|dev|ci]   (default release; the binary lands in build/kbx)
+# Usage: tools/setup.sh [release|dev|ci|fuzz]   (default release; the binary lands in build/kbx;
+# ci and fuzz also install clang with libFuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
@@ -9,16 +10,14 @@ preset="${1:-release}"
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 # 1. System packages (headers and libraries kbx builds on).
-packages=(g++ cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3-venv)
-missing=()
-if command -v dpkg-query >/dev/null; then
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-fi
-if ((${#missing[@]})); then
-  sudo=""
+install_missing() {  # installs those of the Debian packages "$@" that are not installed yet
+  local missing=() p sudo=""
+  if command -v dpkg-query >/dev/null; then
+    for p in "$@"; do
+      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+  fi
+  ((${#missing[@]})) || return 0
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   if command -v apt-get >/dev/null; then
     say "installing ${missing[*]}"
@@ -27,6 +26,23 @@ if ((${#missing[@]})); then
   else
     say "missing packages ${missing[*]} and no apt-get: install them with your package manager"
     exit 1
+  fi
+}
+install_missing g++ cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev \
+  libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev python3-venv
+
+# 1b. For the fuzz preset (and ci, whose tests run it): clang and libFuzzer, the compiler-rt
+# package of the installed clang's version (Debian 12: clang 14, libclang-rt-14-dev).
+links_fuzzer() {
+  printf 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }\n' |
+    clang++ -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1
+}
+if [ "$preset" = fuzz ] || [ "$preset" = ci ]; then
+  command -v clang++ >/dev/null || install_missing clang
+  if ! links_fuzzer; then
+    major="$(clang++ --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)"
+    install_missing "libclang-rt-${major}-dev"
+    links_fuzzer || { say "clang++ cannot link -fsanitize=fuzzer (install libFuzzer for clang $major)"; exit 1; }
   fi
 fi
 

@@ -109,7 +109,7 @@ std::optional<Result<Frame>> FrameReader::next() {
   std::string_view header(reinterpret_cast<const char*>(p + prefix_bytes), header_len);
   try {
     frame.header = Json::parse(header);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     return Result<Frame>(Error(ErrorKind::protocol, "frame header is not JSON: {}", e.what()));
   }
   if (!frame.header.is_object() || !frame.header.contains("op") ||

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <regex>
 #include <set>
 
@@ -41,64 +40,62 @@ bool contains_word(std::string_view text, std::string_view word) {
 
 std::string prepare_code(std::string_view raw) { return cut_at_separator(strip_fences(raw)); }
 
-void read_jsonl(const fs::path& path, const suite::Suite& suite, SourceContents& out) {
-  std::ifstream in(path);
-  if (!in) {
-    throw Error(ErrorKind::input, "cannot read '{}'", path.string());
+/// One line of a JSONL SOURCE: a submission or a problem appended to `out`.
+void parse_jsonl_line(std::string_view line, int line_no, std::string_view name,
+                      const suite::Suite& suite, SourceContents& out) {
+  std::string origin = fmt::format("{}:{}", name, line_no);
+  Json j;
+  try {
+    j = Json::parse(line);
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+    out.problems.push_back({origin, fmt::format("line {} is not valid JSON ({}); fix or remove "
+                                                "that line, the other lines are evaluated",
+                                                line_no, e.what())});
+    return;
   }
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    std::string origin = fmt::format("{}:{}", path.string(), line_no);
-    if (trim(line).empty()) {
-      continue;
-    }
-    Json j;
-    try {
-      j = Json::parse(line);
-    } catch (const Json::parse_error& e) {
-      out.problems.push_back({origin, fmt::format("line {} is not valid JSON ({}); fix or remove "
-                                                  "that line, the other lines are evaluated",
-                                                  line_no, e.what())});
-      continue;
-    }
-    if (!j.is_object() || !j.contains("predict") || !j["predict"].is_string()) {
-      out.problems.push_back({origin, fmt::format("line {} has no \"predict\" string; each line "
-                                                  "needs {{\"predict\": code, \"file\": "
-                                                  "\"Category/task.py\"}}",
-                                                  line_no)});
-      continue;
-    }
-    std::optional<std::string> key;
-    if (j.contains("file") && j["file"].is_string()) {
-      std::string file = j["file"].get<std::string>();
-      if (suite.find(file) != nullptr) {
-        key = file;
-      } else if (auto by_path = task_from_path(file, suite)) {
-        key = by_path;
-      } else {
-        out.problems.push_back({origin, fmt::format("line {}: {}", line_no,
-                                                    suite.unknown_key_message(file))});
-        continue;
-      }
-    } else if (j.contains("instruction") && j["instruction"].is_string()) {
-      key = task_from_instruction(j["instruction"].get<std::string>(), suite);
-      if (!key) {
-        out.problems.push_back({origin, fmt::format("line {}: its \"instruction\" names no single "
-                                                    "task; add \"file\": \"Category/task.py\"",
-                                                    line_no)});
-        continue;
-      }
+  if (!j.is_object() || !j.contains("predict") || !j["predict"].is_string()) {
+    out.problems.push_back({origin, fmt::format("line {} has no \"predict\" string; each line "
+                                                "needs {{\"predict\": code, \"file\": "
+                                                "\"Category/task.py\"}}",
+                                                line_no)});
+    return;
+  }
+  std::optional<std::string> key;
+  if (j.contains("file") && j["file"].is_string()) {
+    std::string file = j["file"].get<std::string>();
+    if (suite.find(file) != nullptr) {
+      key = file;
+    } else if (auto by_path = task_from_path(file, suite)) {
+      key = by_path;
     } else {
-      out.problems.push_back({origin, fmt::format("line {} has neither \"file\" nor "
-                                                  "\"instruction\" to name its task",
-                                                  line_no)});
-      continue;
+      out.problems.push_back(
+          {origin, fmt::format("line {}: {}", line_no, suite.unknown_key_message(file))});
+      return;
     }
-    out.submissions.push_back({*key, prepare_code(j["predict"].get<std::string>()), origin,
-                               fmt::format("line {}", line_no),
-                               static_cast<int>(out.submissions.size())});
+  } else if (j.contains("instruction") && j["instruction"].is_string()) {
+    key = task_from_instruction(j["instruction"].get<std::string>(), suite);
+    if (!key) {
+      out.problems.push_back({origin, fmt::format("line {}: its \"instruction\" names no single "
+                                                  "task; add \"file\": \"Category/task.py\"",
+                                                  line_no)});
+      return;
+    }
+  } else {
+    out.problems.push_back({origin, fmt::format("line {} has neither \"file\" nor "
+                                                "\"instruction\" to name its task",
+                                                line_no)});
+    return;
+  }
+  out.submissions.push_back({*key, prepare_code(j["predict"].get<std::string>()), origin,
+                             fmt::format("line {}", line_no),
+                             static_cast<int>(out.submissions.size())});
+}
+
+std::string read_source_file(const fs::path& path) {
+  try {
+    return read_file(path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::input, "{}", e.what());
   }
 }
 
@@ -192,6 +189,21 @@ std::optional<std::string> task_from_path(const fs::path& path, const suite::Sui
   return std::nullopt;
 }
 
+SourceContents parse_jsonl(std::string_view text, std::string_view name, const suite::Suite& suite) {
+  SourceContents out;
+  int line_no = 0;
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++line_no;
+    if (!trim(line).empty()) {
+      parse_jsonl_line(line, line_no, name, suite, out);
+    }
+  }
+  return out;
+}
+
 SourceContents read_source(const fs::path& source, const suite::Suite& suite) {
   std::error_code ec;
   auto status = fs::status(source, ec);
@@ -218,7 +230,7 @@ SourceContents read_source(const fs::path& source, const suite::Suite& suite) {
   } else if (source.extension() == ".py") {
     read_py(source, source.filename().string(), suite, out);
   } else if (source.extension() == ".jsonl" || source.extension() == ".json") {
-    read_jsonl(source, suite, out);
+    out = parse_jsonl(read_source_file(source), source.string(), suite);
   } else {
     throw Error(ErrorKind::input, "SOURCE '{}' is neither a .jsonl file, a .py file nor a folder",
                 source.string());

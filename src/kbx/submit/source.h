@@ -39,6 +39,10 @@ struct SourceContents {
 /// Throws Error(input) only when SOURCE itself is unusable (missing, unreadable, wrong kind).
 SourceContents read_source(const std::filesystem::path& source, const suite::Suite& suite);
 
+/// Parses the text of a JSONL SOURCE named `name`: one submission or one problem per non-blank
+/// line, in order, with origins "name:LINE". Pure (no I/O); any bytes are accepted.
+SourceContents parse_jsonl(std::string_view text, std::string_view name, const suite::Suite& suite);
+
 /// The code inside the first ```python (or ```py) fenced block, else the first unlabelled one,
 /// else the first block in another language, or the text itself when it has no fence. An
 /// unterminated fence runs to the end of the text.

@@ -33,6 +33,12 @@ struct Suite {
 /// Loads one task folder; `key` is the key its location implies.
 Result<Task> load_task(const std::filesystem::path& dir, const std::string& key);
 
+/// Parses and validates the text of `dir`/task.json without reading any file: the task with its
+/// cases and workloads resolved, `version` left empty (load_task sets it). Any bytes are accepted;
+/// errors (kind suite) name the file and the field.
+Result<Task> parse_task_json(std::string_view text, const std::filesystem::path& dir,
+                             const std::string& key);
+
 /// Loads every `<Category>/<stem>/task.json` under root. Throws Error(suite) if root is not a
 /// readable folder.
 Suite load_suite(const std::filesystem::path& root);

@@ -233,17 +233,12 @@ void load_perf(Task& task, const Json& j, const std::string& where) {
   }
 }
 
-Task parse_task(const fs::path& dir, const std::string& key) {
-  fs::path json_path = dir / "task.json";
-  std::string where = json_path.string();
-  std::string text = read_all(json_path);
-  if (!fs::exists(dir / "reference.py")) {
-    throw Error(ErrorKind::suite, "{}: missing reference.py beside task.json", dir.string());
-  }
+Task parse_task(std::string_view text, const fs::path& dir, const std::string& key) {
+  std::string where = (dir / "task.json").string();
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     throw Error(ErrorKind::suite, "{}: not valid JSON: {}", where, e.what());
   }
   if (get_field<int>(j, "format", where) != 1) {
@@ -293,19 +288,34 @@ Task parse_task(const fs::path& dir, const std::string& key) {
   task.dir = dir;
   load_cases(task, j, where);
   load_perf(task, j, where);
-  task.version = sha256_hex(text + read_all(dir / "reference.py"));
   return task;
 }
 
 }  // namespace
 
-Result<Task> load_task(const fs::path& dir, const std::string& key) {
+Result<Task> parse_task_json(std::string_view text, const fs::path& dir, const std::string& key) {
   try {
-    return parse_task(dir, key);
+    return parse_task(text, dir, key);
   } catch (const Error& e) {
     return e;
   } catch (const Json::exception& e) {  // a field of the wrong type, read with Json::value()
     return Error(ErrorKind::suite, "{}: {}", (dir / "task.json").string(), e.what());
+  }
+}
+
+Result<Task> load_task(const fs::path& dir, const std::string& key) {
+  try {
+    std::string text = read_all(dir / "task.json");
+    if (!fs::exists(dir / "reference.py")) {
+      throw Error(ErrorKind::suite, "{}: missing reference.py beside task.json", dir.string());
+    }
+    auto task = parse_task_json(text, dir, key);
+    if (task) {
+      task->version = sha256_hex(text + read_all(dir / "reference.py"));
+    }
+    return task;
+  } catch (const Error& e) {
+    return e;
   }
 }
 

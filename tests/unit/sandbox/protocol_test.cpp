@@ -202,6 +202,14 @@ TEST(FrameReader, NanInAHeaderIsNotJson) {
   EXPECT_CONTAINS(next_error(reader), "not JSON");
 }
 
+// Found by fuzz/worker_reply_fuzz.cpp: nlohmann throws out_of_range, not parse_error, for a
+// number beyond double's range, and the uncaught exception ended kbx.
+TEST(FrameReader, NumberBeyondDoubleRangeInAHeaderIsAnErrorNotACrash) {
+  FrameReader reader;
+  feed(reader, raw_frame(R"({"op": "cases", "results": [{"index": -1e400}]})", 0));
+  EXPECT_CONTAINS(next_error(reader), "not JSON");
+}
+
 TEST(FrameReader, FrameOverFourGibIsAnErrorBeforeItsBytesArrive) {
   FrameReader reader;
   feed(reader, raw_frame(R"({"op": "x"})", max_frame_bytes));  // header + payload > 4 GiB
