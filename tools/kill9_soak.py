@@ -13,7 +13,11 @@ usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--kills-per-round 4
    writes); it is started again in the same folder, and killed again, until a start finishes on its
    own before its delay, or --kills-per-round kills have happened (then the next start runs to
    completion unkilled; without that bound, the kills of a round pile up in whatever is left last,
-   such as a hanging submission's timeout). The last round ends the same way.
+   such as a hanging submission's timeout). The last round ends the same way. In the first
+   --end-kills rounds, the first start is instead killed at a random moment after the store holds
+   every evaluation, within the time the reference run took from there to its exit (stopping the
+   workers, ending the session, writing the exports: too short for delays over the whole run to
+   hit often).
 3. After every kill: every process the killed kbx had started (zygote, reference and candidate
    workers) must be gone within --orphan-limit seconds (this script is their child subreaper, so
    orphans are found and reaped here); the time they took is reported.
@@ -108,8 +112,14 @@ class Soak:
         out, cache = self.work / "reference", self.work / "cache-reference"
         started = time.monotonic()
         proc = self.start(out, cache, self.work / "reference")
-        code = proc.wait()
+        stored, last_stored = 0, started
+        while proc.poll() is None:  # when the last evaluation was stored, for --end-kills
+            if (now := store_state(out)["evaluations"]) != stored:
+                stored, last_stored = now, time.monotonic()
+            time.sleep(0.005)
+        code = proc.returncode
         self.duration = time.monotonic() - started
+        self.tail = time.monotonic() - last_stored  # ending the session, exports, the summary
         _, left = self.wait_for_orphans()
         if left:
             self.problem(f"reference run: processes left after it ended: {left}")
@@ -117,8 +127,8 @@ class Soak:
             raise SystemExit(f"kill9_soak: the reference run failed (exit {code}):\n"
                              f"{(self.work / 'reference.err').read_text()[-3000:]}")
         self.ref = snapshot(out, cache)
-        print(f"reference run: {len(self.ref['verdicts'])} submissions in {self.duration:.1f} s "
-              f"({self.work / 'reference'})")
+        print(f"reference run: {len(self.ref['verdicts'])} submissions in {self.duration:.1f} s, "
+              f"{self.tail:.2f} s of it after the last evaluation was stored ({out})")
 
     def run_round(self, number: int) -> None:
         out, cache = self.work / f"round-{number}", self.work / f"cache-round-{number}"
@@ -127,13 +137,19 @@ class Soak:
             starts += 1
             log = self.work / f"round-{number}-start-{starts}"
             last = len(self.kills) >= self.a.kills or starts > self.a.kills_per_round
-            delay = None if last else self.rng.uniform(0, self.duration)
+            at_end = not last and starts == 1 and number <= self.a.end_kills
+            delay = None if last or at_end else self.rng.uniform(0, self.duration)
             sessions_before = store_state(out)["sessions"]
+            begun = time.monotonic()
             proc = self.start(out, cache, log)
-            try:
-                code = proc.wait(timeout=delay if delay is not None else self.a.run_limit)
-            except subprocess.TimeoutExpired:
-                code = None
+            if at_end:
+                code = self.wait_for_last_evaluation(proc, out)
+                delay = time.monotonic() - begun
+            else:
+                try:
+                    code = proc.wait(timeout=delay if delay is not None else self.a.run_limit)
+                except subprocess.TimeoutExpired:
+                    code = None
             if code is not None or last:
                 if code is None:
                     proc.kill()
@@ -157,9 +173,23 @@ class Soak:
             if left:
                 self.problem(f"round {number} kill {len(self.kills)}: processes left after "
                              f"{self.a.orphan_limit} s: {left}")
-            print(f"kill {len(self.kills):>2}  round {number} start {starts}  at {delay:5.1f} s  "
-                  f"{phase:<11} {len(done):>3} stored  workers gone after {linger:.1f} s")
+            how = "after the last evaluation" if at_end else "random"
+            print(f"kill {len(self.kills):>2}  round {number} start {starts}  at {delay:5.1f} s "
+                  f"({how}): {phase:<10} {len(done):>3} stored, workers gone after {linger:.1f} s")
         self.check_round(number, out, cache, starts, stored_by)
+
+    def wait_for_last_evaluation(self, proc: subprocess.Popen, out: pathlib.Path) -> int | None:
+        """Polls the store every 5 ms until it holds every evaluation, then waits a random part of
+        the reference run's time from its last evaluation to its exit (stopping the workers,
+        ending the session, writing the exports: too short for a random delay over the whole run
+        to hit); None then, or the exit status if the start ended first."""
+        total = len(self.ref["verdicts"])
+        while proc.poll() is None:
+            if store_state(out)["evaluations"] >= total:
+                time.sleep(self.rng.uniform(0, self.tail))
+                return proc.poll()
+            time.sleep(0.005)
+        return proc.returncode
 
     def check_nothing_redone(self, number: int, stored_by: dict, done: dict) -> None:
         for sid, session in done.items():
@@ -372,6 +402,9 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--kills-per-round", type=int, default=4,
                     help="kills in one output folder before a start runs to completion (default 4)")
+    ap.add_argument("--end-kills", type=int, default=1,
+                    help="rounds whose first start is killed just after its last evaluation is "
+                         "stored, instead of at a random moment (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--orphan-limit", type=float, default=30.0,
                     help="seconds the killed kbx's workers may take to go (default 30)")
