@@ -15,6 +15,13 @@ if [ -f .device/sqlite/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
   extra=(-DSQLite3_INCLUDE_DIR="$PWD/.device/sqlite" -DSQLite3_LIBRARY="$PWD/.device/sqlite/libsqlite3.a"
          -DKBX_SQLITE_STATIC="$PWD/.device/sqlite/libsqlite3.a")
 fi
+# CUPTI's headers for libkbx_cupti (the kernel inventory): the toolkit's, else the copy Triton ships.
+if [ ! -f /usr/local/cuda/include/cupti.h ] && [ -z "${CUDA_HOME:-}" ]; then
+  inc=$("${KBX_PYTHON:-python3}" -c 'import os, triton; print(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "include"))' 2>/dev/null || true)
+  if [ -n "$inc" ] && [ -f "$inc/cupti.h" ]; then
+    extra+=(-DKBX_CUPTI_INCLUDE_DIR="$inc" -DKBX_CUDA_INCLUDE_DIR="$inc")
+  fi
+fi
 t0=$(date +%s)
 cmake --preset device "${extra[@]}" >/dev/null
 cmake --build --preset device -j "$(nproc)" >"$log" 2>&1 || { tail -30 "$log"; exit 1; }

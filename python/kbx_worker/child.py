@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import env
+from . import env, inventory
 from .errors import WorkerError, error_object
 from .protocol import write_frame
 from .sandbox import SandboxConfig, confine
@@ -63,6 +63,8 @@ class DeviceState:
     kind: str
     description: dict
     flush_buffer: Any = None
+    recorder: Any = None  # the kernel inventory's (inventory.Recorder), None when off
+    inventory: str = "off: not a CUDA worker"
 
 
 def run_forked(sock_fd: int, config: WorkerConfig, close_fds: list[int],
@@ -95,20 +97,27 @@ def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int]
     confinement = None
     try:
         redirect_output(config.log_path)
+        # The inventory's libraries are mapped while every file is still readable; CUPTI starts
+        # after the confinement (which wants one thread) and before CUDA does.
+        libraries = inventory.preload() if config.device == "cuda" else None
         if config.sandbox is not None:
             # Still single-threaded here: namespaces and Landlock cover every thread made later.
             confinement = confine(config.sandbox, config.device)
-        state = init_device(config)
+        state = init_device(config, libraries)
     except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
         _say_ready(sock, config, {"error": error_object(e)})
         return 1
     warm_ms = (time.perf_counter() - started) * 1e3
     fields = {"device": state.description, "warm_ms": round(warm_ms, 3)}
     if confinement is not None:
+        confinement["kernel_inventory"] = state.inventory
         fields["sandbox"] = confinement
     if not _say_ready(sock, config, fields):
         return 1
-    return Worker(sock, config.role, state.kind, state.flush_buffer, launches).serve()
+    if state.recorder is not None and hasattr(launches, "tag_with"):
+        launches.tag_with(state.recorder)
+    return Worker(sock, config.role, state.kind, state.flush_buffer, launches,
+                  state.recorder).serve()
 
 
 def redirect_output(log_path: str | None) -> None:
@@ -127,8 +136,9 @@ def redirect_output(log_path: str | None) -> None:
     faulthandler.enable(file=sys.stderr)
 
 
-def init_device(config: WorkerConfig) -> DeviceState:
-    """Sets threads and, for CUDA, makes the context and the flush buffer (2x the L2 size)."""
+def init_device(config: WorkerConfig, libraries: Any = None) -> DeviceState:
+    """Sets threads and, for CUDA, starts the kernel inventory, then makes the context and the
+    flush buffer (2x the L2 size)."""
     import torch
 
     if config.threads:
@@ -142,6 +152,7 @@ def init_device(config: WorkerConfig) -> DeviceState:
         return DeviceState("cpu", env.describe_cpu(torch.get_num_threads()))
     if config.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = str(config.gpu)
+    recorder, status = inventory.start(libraries)
     torch.cuda.init()
     torch.cuda.set_device(0)
     l2_bytes = env.l2_cache_bytes(torch.cuda.get_device_properties(0)) or _FALLBACK_L2_BYTES
@@ -149,7 +160,7 @@ def init_device(config: WorkerConfig) -> DeviceState:
     flush_buffer.zero_()
     _warm_triton_driver()
     torch.cuda.synchronize()
-    return DeviceState("cuda", env.describe_cuda(config.gpu or 0), flush_buffer)
+    return DeviceState("cuda", env.describe_cuda(config.gpu or 0), flush_buffer, recorder, status)
 
 
 def _warm_triton_driver() -> None:

@@ -10,7 +10,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import outputs
+from . import inventory, outputs
 from .errors import WorkerError, error_object
 from .protocol import MAX_FRAME_BYTES
 from .provenance import Provenance
@@ -105,17 +105,19 @@ def load_builders(path: str | None, code: str | None = None) -> Any:
 
 
 def run_cases(loaded: Loaded, device: str, cases: list[dict],
-              launches: Callable[[], int], track: bool = False) -> CaseRun:
+              launches: Callable[[], int], track: bool = False, recorder: Any = None) -> CaseRun:
     """Runs each case in order, stopping at the first that raises; the rest are not_run.
     With `track` (candidates), each result says whether Triton's work reached the returned
-    tensors (`triton_output`) and how many PyTorch operators the call ran (`torch_ops`)."""
+    tensors (`triton_output`), how many PyTorch operators the call ran (`torch_ops`), and what
+    ran (`kernels`: the GPU kernels with a `recorder`, else Triton launches and PyTorch operators
+    by name)."""
     run = CaseRun([], outputs.Payload(), 0, False)
     failed = False
     for case in cases:
         if failed:
             run.results.append({"index": case["index"], "status": "not_run"})
             continue
-        result = _run_case(loaded, device, case, launches, run.payload, track)
+        result = _run_case(loaded, device, case, launches, run.payload, track, recorder)
         run.results.append(result)
         run.triton_launches += result.get("triton_launches", 0)
         errored = result["status"] != "ok"
@@ -126,7 +128,7 @@ def run_cases(loaded: Loaded, device: str, cases: list[dict],
 
 
 def _run_case(loaded: Loaded, device: str, case: dict, launches: Callable[[], int],
-              payload: outputs.Payload, track: bool = False) -> dict:
+              payload: outputs.Payload, track: bool = False, recorder: Any = None) -> dict:
     result = {"index": case["index"], "status": "ok", "time_ms": 0.0, "triton_launches": 0}
     try:
         args, kwargs = _build_inputs(loaded, device, case)
@@ -134,12 +136,17 @@ def _run_case(loaded: Loaded, device: str, case: dict, launches: Callable[[], in
         follow = Provenance(launches) if track and hasattr(launches, "watch") else None
         try:
             if follow is not None:
+                if recorder is not None:
+                    synchronize(device)  # the inputs' kernels are not the call's
+                    recorder.clear()
                 with follow:
                     value = _call(loaded.entry, args, kwargs, device, case["seed"])
                 contributed = follow.contributed(value)
                 if contributed is not None:
                     result["triton_output"] = contributed
                 result["torch_ops"] = follow.torch_ops
+                result["kernels"] = (inventory.summarize(recorder.records())
+                                     if recorder is not None else follow.inventory())
             else:
                 value = _call(loaded.entry, args, kwargs, device, case["seed"])
         finally:

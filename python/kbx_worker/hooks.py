@@ -6,25 +6,33 @@ the caller keeps it privately (the count lives in a closure, not in a module att
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any, Callable
 
 _MARK = "__kbx_wrapped__"
+TRITON_TAG, HARNESS_TAG = 1, 2  # inventory.TRITON, inventory.HARNESS
 
 
 class Launches:
     """Calling it gives the launch count. watch() sets an observer told of each launch: its
-    `begin(args, kwargs)` before the kernel runs and `end(args, kwargs)` after (provenance.py)."""
+    `begin(args, kwargs)` before the kernel runs and `end(args, kwargs)` after (provenance.py).
+    tag_with() sets the kernel inventory's recorder, which tags the GPU kernels a launch runs as
+    Triton's (inventory.py)."""
 
-    def __init__(self, count: list, observer: list):
+    def __init__(self, count: list, observer: list, tagger: list):
         self._count = count
         self._observer = observer
+        self._tagger = tagger
 
     def __call__(self) -> int:
         return self._count[0]
 
     def watch(self, observer: Any) -> None:
         self._observer[0] = observer
+
+    def tag_with(self, recorder: Any) -> None:
+        self._tagger[0] = recorder
 
 
 def install() -> Launches:
@@ -34,18 +42,26 @@ def install() -> Launches:
     """
     count = [0]
     observer: list = [None]
+    tagger: list = [None]
 
     def counted(original: Callable) -> Callable:
         @functools.wraps(original)
         def run(self, *args, **kwargs):
             watching = observer[0] if not kwargs.get("warmup", False) else None
+            recorder = tagger[0]
             if watching is not None:
-                watching.begin(args, kwargs)
+                with _tagged(recorder, HARNESS_TAG):  # the observer's snapshots are kbx's work
+                    watching.begin(args, kwargs)
+                named = getattr(watching, "launched", None)
+                if named is not None:
+                    named(_kernel_name(self))
             try:
-                result = original(self, *args, **kwargs)
+                with _tagged(recorder, TRITON_TAG):
+                    result = original(self, *args, **kwargs)
             finally:
                 if watching is not None:
-                    watching.end(args, kwargs)
+                    with _tagged(recorder, HARNESS_TAG):
+                        watching.end(args, kwargs)
             if not kwargs.get("warmup", False):
                 count[0] += 1
             return result
@@ -58,7 +74,27 @@ def install() -> Launches:
         if original is None or getattr(original, _MARK, False):
             raise RuntimeError(f"{cls.__qualname__}.run is missing or already wrapped")
         cls.run = counted(original)
-    return Launches(count, observer)
+    return Launches(count, observer, tagger)
+
+
+@contextlib.contextmanager
+def _tagged(recorder: Any, tag: int):
+    """Tags the GPU kernels launched inside for the inventory (nothing without a recorder)."""
+    if recorder is None:
+        yield
+        return
+    recorder.push(tag)
+    try:
+        yield
+    finally:
+        recorder.pop(tag)
+
+
+def _kernel_name(fn: Any) -> str:
+    """The Triton function's name (the GPU kernel's name too)."""
+    inner = getattr(fn, "fn", None)
+    name = getattr(inner, "__name__", None) or getattr(fn, "__name__", None)
+    return str(name)[:256] if name else "triton_kernel"
 
 
 def _launch_classes() -> list[type]:

@@ -93,6 +93,20 @@ class Provenance:
         self._snapshots: list = []
         self._mode = None
         self.torch_ops = 0
+        self._ops: dict[str, int] = {}       # PyTorch operators the candidate ran, by name
+        self._kernels: dict[str, int] = {}   # Triton launches, by kernel name
+
+    def launched(self, name: str) -> None:
+        """The launch hook names each Triton launch (the CPU inventory)."""
+        self._kernels[name] = self._kernels.get(name, 0) + 1
+
+    def inventory(self) -> list[dict]:
+        """What the call ran without a GPU inventory: Triton launches and PyTorch operators by
+        name, with counts (no GPU time), most frequent first, at most 64 names."""
+        rows = [{"name": n, "origin": "triton", "launches": c} for n, c in self._kernels.items()]
+        rows += [{"name": n, "origin": "torch", "launches": c} for n, c in self._ops.items()]
+        rows.sort(key=lambda r: -r["launches"])
+        return rows[:64]
 
     # Launch observer (hooks.Launches.watch). A kernel marks the tensors it wrote: those whose
     # bytes changed across the launch (all of its tensors when they are too big to snapshot).
@@ -123,6 +137,7 @@ class Provenance:
         if self._in_launch or name in _NEUTRAL:
             return
         self.torch_ops += 1
+        self._ops[name] = self._ops.get(name, 0) + 1
         sources = args[1:] if name in _OVERWRITE else args
         marked = any(_storage(t) in self._marked
                      for t in _tensors(list(sources) + list(kwargs.values())))

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import torch
 
+from . import inventory
 from .errors import WorkerError, error_object, is_gpu_fault, make_error
 from .values import ValueBuilder
 
@@ -64,8 +65,12 @@ def _checked(name: str, value: Any, kind: type) -> Any:
 
 
 def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[dict],
-                   settings: Settings, flush_buffer) -> tuple[list[dict], bool]:
-    """One result per workload, and whether a GPU fault killed the CUDA context on the way."""
+                   settings: Settings, flush_buffer, recorder: Any = None
+                   ) -> tuple[list[dict], bool]:
+    """One result per workload, and whether a GPU fault killed the CUDA context on the way.
+    With the kernel inventory's `recorder`, each result also has the kernels of the timed calls
+    (`kernels`, over `kernel_calls` calls), their GPU busy time per call (`kernel_busy_ms`), and
+    per bracket call the span of its kernels (`bracket_kernel_ms`)."""
     results: list[dict] = []
     faulted = False
     if device == "cuda" and workloads:
@@ -77,29 +82,30 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
             results.append(_error(w, make_error("gpu_fault", "an earlier workload killed the "
                                                              "CUDA context")))
         else:
-            result = _time_one(entry, builders, w, settings, flush_buffer)
+            result = _time_one(entry, builders, w, settings, flush_buffer, recorder)
             faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
             results.append(result)
     return results, faulted
 
 
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
-              flush_buffer) -> dict:
+              flush_buffer, recorder: Any = None) -> dict:
     try:
         builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
         args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
         _manual_seed(workload["seed"])
         call = lambda: entry(*args, **kwargs)  # noqa: E731
         flush = flush_buffer if settings.flush_l2 else None
-        samples, warmup_calls = sample(call, settings, flush)
-        bracket = bracket_samples(call, flush)
+        extra: dict = {}
+        samples, warmup_calls = sample(call, settings, flush, recorder, extra)
+        bracket = bracket_samples(call, flush, recorder=recorder, extra=extra)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
         error = error_object(e)
         if not is_gpu_fault(e):
             _empty_cache()
         return _error(workload, error)
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
-            "warmup_calls": warmup_calls, "bracket_ms": bracket}
+            "warmup_calls": warmup_calls, "bracket_ms": bracket, **extra}
 
 
 def spin_up(buffer, ms: float) -> None:
@@ -121,39 +127,71 @@ def _error(workload: dict, error: dict) -> dict:
     return {"index": workload["index"], "status": "error", "error": error}
 
 
-def sample(call: Callable[[], Any], settings: Settings, flush_buffer) -> tuple[list[float], int]:
-    """Warms `call` up, then times it; returns (samples in ms, warm-up calls)."""
+def _flush(buffer, recorder: Any) -> None:
+    """Zeroes the L2-flush buffer; the inventory tags that kernel as the harness's."""
+    if buffer is None:
+        return
+    if recorder is not None:
+        recorder.push(inventory.HARNESS)
+        try:
+            _zero(buffer)
+        finally:
+            recorder.pop(inventory.HARNESS)
+    else:
+        _zero(buffer)
+
+
+def sample(call: Callable[[], Any], settings: Settings, flush_buffer, recorder: Any = None,
+           extra: dict | None = None) -> tuple[list[float], int]:
+    """Warms `call` up, then times it; returns (samples in ms, warm-up calls). With a recorder,
+    `extra` gets the timed calls' kernels and GPU busy time per call."""
     warmup_calls, best_ms = _warm_up(call, settings)
     count = plan_samples(settings, best_ms)
     events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
+    if recorder is not None:
+        _synchronize()
+        recorder.clear()
     for start, end in events:
-        if flush_buffer is not None:
-            _zero(flush_buffer)
+        _flush(flush_buffer, recorder)
         _record(start)
         call()
         _record(end)
     _synchronize()
+    if recorder is not None and extra is not None:
+        records = [r for r in recorder.records() if r[4] != inventory.HARNESS]
+        extra["kernels"] = inventory.summarize(records)
+        extra["kernel_calls"] = count
+        extra["kernel_busy_ms"] = inventory.busy_ns(records) / 1e6 / count
     return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
 
 
 BRACKET_SAMPLES = 3
 
 
-def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES) -> list[float]:
+def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES,
+                    recorder: Any = None, extra: dict | None = None) -> list[float]:
     """Wall times of `call` between two device-wide synchronisations (ms), L2 flushed first.
 
     Events time one stream; these cover all work the call caused, on any stream or thread. kbx
-    compares the two and times by these when the work escaped the events' stream.
+    compares the two and times by these when the work escaped the events' stream. With a
+    recorder, `extra["bracket_kernel_ms"]` gets each call's kernel span (first start to last end).
     """
-    out = []
+    out, spans = [], []
     for _ in range(count):
-        if flush_buffer is not None:
-            _zero(flush_buffer)
+        _flush(flush_buffer, recorder)
         _synchronize()
+        if recorder is not None:
+            recorder.clear()
         start = _perf_counter()
         call()
         _synchronize()
         out.append((_perf_counter() - start) * 1e3)
+        if recorder is not None:
+            records = [r for r in recorder.records() if r[4] != inventory.HARNESS]
+            spans.append((max(r[2] for r in records) - min(r[1] for r in records)) / 1e6
+                         if records else 0.0)
+    if recorder is not None and extra is not None:
+        extra["bracket_kernel_ms"] = spans
     return out
 
 

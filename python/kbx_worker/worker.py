@@ -19,13 +19,14 @@ class Worker:
     """Serves one socket. Never lets an exception escape: every failure becomes a reply."""
 
     def __init__(self, sock: socket.socket, role: str, device: str, flush_buffer: Any,
-                 launches: Callable[[], int]):
+                 launches: Callable[[], int], recorder: Any = None):
         self._sock = sock
         self._reader = FrameReader(sock)
         self._role = role
         self._device = device
         self._flush_buffer = flush_buffer
         self._launches = launches
+        self._recorder = recorder  # the kernel inventory's (inventory.Recorder) or None
         self._modules: dict[int, executor.Loaded] = {}
         self._builders: dict[str, Any] = {}
         self._next_handle = 1
@@ -119,7 +120,7 @@ class Worker:
         if self._gpu_dead:
             return _dead_cases(request.items), []
         run = executor.run_cases(loaded, device, request.items, self._launches,
-                                 track=self._role == "candidate")
+                                 track=self._role == "candidate", recorder=self._recorder)
         self._gpu_dead |= run.gpu_fault
         reply = {"op": "cases", "results": run.results, "triton_launches": run.triton_launches}
         return reply, run.payload.views
@@ -145,7 +146,8 @@ class Worker:
                        for w in request.items]
         else:
             results, fault = timing.time_workloads(loaded.entry, loaded.builders, device,
-                                                   request.items, settings, self._flush_buffer)
+                                                   request.items, settings, self._flush_buffer,
+                                                   self._recorder)
             self._gpu_dead |= fault
         return {"op": "timings", "results": results}, []
 

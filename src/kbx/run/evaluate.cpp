@@ -9,6 +9,7 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <map>
 
 #include "kbx/common/files.h"
 #include "kbx/compare/comparator.h"
@@ -66,6 +67,11 @@ double working_precision_spread(const ReferenceCase& ref) {
   compare::Verdict v = compare::compare_outputs(ref.outputs, ref.working, anything);
   return v.ok && std::isfinite(v.err_abs_max) ? v.err_abs_max : 0;
 }
+
+/// kbx's rules: Triton kernels must run at least this share of a correct candidate's GPU time
+/// (docs/security.md). Low enough for a Triton epilogue beside a library matmul on large shapes,
+/// high enough that a token launch beside PyTorch's kernels fails.
+constexpr double min_triton_share = 0.01;
 
 /// State of one evaluation as it moves through the stages.
 struct Evaluation {
@@ -267,6 +273,7 @@ struct Evaluation {
       return false;
     }
     rec.time_compare_ms = ms_since(start);
+    add_case_inventory(results.value());
     rec.triton_launches = judgement.triton_launches;
     rec.triton_ok = judgement.triton_launches > 0;
     Decision d = decide_cases(judgement, calls, results.value(), rules);
@@ -276,6 +283,100 @@ struct Evaluation {
                   d.outcome == Outcome::not_triton;
     rec.exe_ok = d.outcome == Outcome::ok;
     return rec.exe_ok;
+  }
+
+  /// The cases' kernel inventory, summed over the cases by name and origin (stage "cases").
+  void add_case_inventory(const std::vector<CaseResult>& results) {
+    std::map<std::pair<std::string, std::string>, store::KernelUse> by_key;
+    for (const auto& r : results) {
+      for (const auto& k : r.kernels) {
+        auto& sum = by_key[{k.name, k.origin}];
+        sum.stage = "cases";
+        sum.name = k.name;
+        sum.origin = k.origin;
+        sum.launches += k.launches;
+        if (k.gpu_ms) {
+          sum.gpu_ms = sum.gpu_ms.value_or(0) + *k.gpu_ms;
+        }
+      }
+    }
+    for (auto& [key, use] : by_key) {
+      rec.kernels.push_back(std::move(use));
+    }
+  }
+
+  /// The timed calls' kernel inventory, per call (stage "perf/<workload>").
+  void add_perf_inventory() {
+    for (const auto& t : rec.timings) {
+      if (t.kernel_calls <= 0) {
+        continue;
+      }
+      for (const auto& k : t.kernels) {
+        store::KernelUse use = k;
+        use.launches = (k.launches + t.kernel_calls / 2) / t.kernel_calls;
+        if (k.gpu_ms) {
+          use.gpu_ms = *k.gpu_ms / t.kernel_calls;
+        }
+        rec.kernels.push_back(std::move(use));
+      }
+    }
+  }
+
+  /// Triton's share of the GPU time: in the timed calls of the workload that keeps the GPU
+  /// busiest (where the task's work dwarfs any fixed cost), else over the cases when perf did not
+  /// run with an inventory. Below min_triton_share, kbx's rules say PyTorch (or another library)
+  /// did the task's work.
+  void apply_triton_share_rule() {
+    std::map<std::string, double> stage_total;
+    for (const auto& k : rec.kernels) {
+      if (k.gpu_ms && k.stage.starts_with("perf/")) {
+        stage_total[k.stage] += *k.gpu_ms;
+      }
+    }
+    std::string busiest = "cases";
+    for (const auto& [stage, total] : stage_total) {
+      if (busiest == "cases" || total > stage_total[busiest]) {
+        busiest = stage;
+      }
+    }
+    auto share_of = [&](bool perf) -> std::optional<double> {
+      double triton = 0;
+      double total = 0;
+      for (const auto& k : rec.kernels) {
+        if (k.gpu_ms && k.stage == (perf ? busiest : std::string("cases"))) {
+          total += *k.gpu_ms;
+          triton += k.origin == "triton" ? *k.gpu_ms : 0;
+        }
+      }
+      return total > 0 ? std::optional<double>(triton / total) : std::nullopt;
+    };
+    bool from_perf = !stage_total.empty();
+    rec.triton_share = share_of(from_perf);
+    if (!rec.triton_share || rec.outcome != "ok" || !ctx.options.require_triton ||
+        ctx.options.rules != "kbx" || *rec.triton_share >= min_triton_share) {
+      return;
+    }
+    std::vector<const store::KernelUse*> others;
+    for (const auto& k : rec.kernels) {
+      if (k.origin != "triton" && k.gpu_ms && k.stage == (from_perf ? busiest : "cases")) {
+        others.push_back(&k);
+      }
+    }
+    std::sort(others.begin(), others.end(),
+              [](const auto* a, const auto* b) { return *a->gpu_ms > *b->gpu_ms; });
+    std::string top;
+    for (std::size_t i = 0; i < others.size() && i < 3; ++i) {
+      top += fmt::format("{}{}", i ? ", " : "", others[i]->name.substr(0, 80));
+    }
+    finish(Outcome::not_triton, "triton_share",
+           fmt::format("every output matches, but Triton kernels ran {:.2f}% of the GPU time of "
+                       "{} (kbx requires at least {:.0f}%); the rest ran in other kernels, most in: "
+                       "{} (docs/security.md, \"Triton did the work\")",
+                       100 * *rec.triton_share,
+                       from_perf ? "the timed calls of its busiest workload (" + busiest + ")"
+                                 : std::string("the test cases"),
+                       100 * min_triton_share, top));
+    rec.exe_ok = rec.perf_ok = false;
   }
 
   /// Judges the outputs of cases awaiting a canonical form, through the reference worker.
@@ -614,6 +715,8 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
   try {
     if (expected && ev.load() && ev.run_cases(*expected)) {
       ev.run_perf();
+      ev.add_perf_inventory();
+      ev.apply_triton_share_rule();
     }
   } catch (const Json::exception& e) {
     // A reply with the right op but ill-typed fields: the candidate broke the protocol.

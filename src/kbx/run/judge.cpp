@@ -129,6 +129,41 @@ std::optional<std::string> find_timing_reply_violation(
         return fmt::format("workload {}: a sample of {} ms", i, s);
       }
     }
+    if (auto bad = find_inventory_violation(t)) {
+      return fmt::format("workload {}: {}", i, *bad);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> find_inventory_violation(const store::TimingRecord& t) {
+  if (!t.kernel_busy_ms) {
+    return std::nullopt;
+  }
+  double busy = *t.kernel_busy_ms;
+  if (!std::isfinite(busy) || busy < 0 || t.kernel_calls != static_cast<int>(t.samples_ms.size())) {
+    return fmt::format("a kernel inventory of {} calls with {} ms busy, for {} samples",
+                       t.kernel_calls, busy, t.samples_ms.size());
+  }
+  // Busy time is the union of kernel intervals: no more than the sum of their times.
+  double summed = 0;
+  for (const auto& k : t.kernels) {
+    summed += k.gpu_ms.value_or(0);
+  }
+  if (busy * t.kernel_calls > summed * 1.001 + 1e-6) {
+    return fmt::format("the GPU was busy {:.4f} ms per call, more than its kernels' {:.4f} ms",
+                       busy, summed / std::max(1, t.kernel_calls));
+  }
+  // A bracket call's kernels run between its two device-wide synchronisations.
+  if (!t.bracket_kernel_ms.empty() && t.bracket_kernel_ms.size() != t.bracket_ms.size()) {
+    return std::string("kernel spans do not match the bracket calls");
+  }
+  for (std::size_t b = 0; b < t.bracket_kernel_ms.size(); ++b) {
+    double span = t.bracket_kernel_ms[b];
+    if (!std::isfinite(span) || span < 0 || span > t.bracket_ms[b] * 1.01 + 0.05) {
+      return fmt::format("bracket call {} ran kernels for {:.4f} ms within {:.4f} ms", b, span,
+                         t.bracket_ms[b]);
+    }
   }
   return std::nullopt;
 }
@@ -146,8 +181,10 @@ bool apply_stream_check(store::TimingRecord& timing) {
   // The fastest bracket: host hiccups (scheduling, a collection) only ever lengthen brackets.
   double brackets = *std::min_element(timing.bracket_ms.begin(), timing.bracket_ms.end());
   // Below 1 us per call no Python-launched call can run (one kernel launch alone takes longer):
-  // events that say so did not see the work.
-  if (brackets <= 2.0 * events + 0.05 && events >= 0.001) {
+  // events that say so did not see the work. Nor did they when the kernel inventory shows the
+  // GPU busier per call than the events say (kernels on another stream or thread).
+  bool missed_kernels = timing.kernel_busy_ms && events < 0.8 * *timing.kernel_busy_ms - 0.005;
+  if (brackets <= 2.0 * events + 0.05 && events >= 0.001 && !missed_kernels) {
     return false;
   }
   timing.samples_ms = timing.bracket_ms;

@@ -36,6 +36,11 @@ std::optional<std::string> find_case_reply_violation(const std::vector<suite::Re
 std::optional<std::string> find_timing_reply_violation(
     std::size_t workload_count, const std::vector<store::TimingRecord>& timings);
 
+/// The kernel inventory of one timing (GPU with CUPTI) against the timing's own figures: one
+/// inventory per sample, busy time no more than the kernels' summed time, each bracket call's
+/// kernel span within the bracket. nullopt when it holds or there is none.
+std::optional<std::string> find_inventory_violation(const store::TimingRecord& t);
+
 /// The stream check: when the fastest device-synchronised bracket of a workload exceeds twice its
 /// median event sample plus 50 us, or the events say under 1 us per call (less than one launch
 /// takes), the call's GPU work ran outside what the events timed (a side stream, another thread,

@@ -112,6 +112,13 @@ Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, cons
       if (r.contains("triton_output")) {
         c.triton_output = r.at("triton_output").get<bool>();
       }
+      if (r.contains("kernels")) {
+        auto kernels = decode_kernels(r.at("kernels"), "cases");
+        if (!kernels) {
+          return Error(ErrorKind::protocol, "case {}: {}", c.index, kernels.error().what());
+        }
+        c.kernels = std::move(kernels).value();
+      }
       if (!std::isfinite(c.time_ms) || c.time_ms < 0 || c.triton_launches < 0 || c.torch_ops < 0) {
         return Error(ErrorKind::protocol, "case {}: a negative or non-finite time or launch count",
                      c.index);
@@ -170,6 +177,16 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
         if (r.contains("bracket_ms")) {
           t.bracket_ms = r.at("bracket_ms").get<std::vector<double>>();
         }
+        if (r.contains("kernels")) {
+          auto kernels = decode_kernels(r.at("kernels"), fmt::format("perf/{}", t.workload));
+          if (!kernels) {
+            return Error(ErrorKind::protocol, "workload {}: {}", t.workload, kernels.error().what());
+          }
+          t.kernels = std::move(kernels).value();
+          t.kernel_calls = r.at("kernel_calls").get<int>();
+          t.kernel_busy_ms = r.at("kernel_busy_ms").get<double>();
+          t.bracket_kernel_ms = r.value("bracket_kernel_ms", std::vector<double>{});
+        }
         if (t.samples_ms.empty()) {
           t.status = "error";
           t.error = "no samples";
@@ -185,6 +202,43 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
     }
   } catch (const Json::exception& e) {
     return Error(ErrorKind::protocol, "malformed 'timings' reply: {}", e.what());
+  }
+  return out;
+}
+
+Result<std::vector<store::KernelUse>> decode_kernels(const Json& kernels, const std::string& stage) {
+  if (!kernels.is_array() || kernels.size() > max_inventory_names) {
+    return Error(ErrorKind::protocol, "'kernels' must be a list of at most {} entries",
+                 max_inventory_names);
+  }
+  std::vector<store::KernelUse> out;
+  for (const Json& k : kernels) {
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() ||
+        !k.contains("origin") || !k["origin"].is_string() || !k.contains("launches") ||
+        !k["launches"].is_number_integer()) {
+      return Error(ErrorKind::protocol, "a 'kernels' entry needs a name, an origin and launches");
+    }
+    store::KernelUse use;
+    use.stage = stage;
+    use.name = k["name"].get<std::string>();
+    use.origin = k["origin"].get<std::string>();
+    use.launches = k["launches"].get<std::int64_t>();
+    if (use.name.size() > 256 || (use.origin != "triton" && use.origin != "other" &&
+                                  use.origin != "torch") ||
+        use.launches < 0 || use.launches > 1'000'000'000) {
+      return Error(ErrorKind::protocol, "a 'kernels' entry has a bad name, origin or count");
+    }
+    if (k.contains("gpu_ms")) {
+      if (!k["gpu_ms"].is_number()) {
+        return Error(ErrorKind::protocol, "a 'kernels' entry's gpu_ms is not a number");
+      }
+      double ms = k["gpu_ms"].get<double>();
+      if (!std::isfinite(ms) || ms < 0) {
+        return Error(ErrorKind::protocol, "a 'kernels' entry's gpu_ms is negative or not finite");
+      }
+      use.gpu_ms = ms;
+    }
+    out.push_back(std::move(use));
   }
   return out;
 }

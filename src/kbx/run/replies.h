@@ -39,6 +39,7 @@ struct CaseResult {
   /// e.g. no non-empty tensor came back), and the PyTorch operators the call ran.
   std::optional<bool> triton_output;
   std::int64_t torch_ops = 0;
+  std::vector<store::KernelUse> kernels;  ///< candidates: what the call ran (stage "cases")
   std::vector<OutputLeaf> outputs;
   std::vector<OutputLeaf> canonical;  ///< reference worker, tasks with a canonical function
   std::vector<OutputLeaf> magnitude;  ///< reference worker, tasks with an error bound
@@ -57,6 +58,11 @@ Result<std::vector<CaseResult>> decode_canonical_results(const sandbox::Frame& r
 /// that is not well-formed (unknown status or dtype, a tensor that does not fit its payload, a
 /// negative or non-finite count or time). Whether it answers the request is judge.h's question.
 Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply);
+
+/// A `kernels` list of a reply: at most max_inventory_names entries, each a name (at most 256
+/// bytes), a known origin, a launch count and, on the GPU, a finite non-negative time.
+constexpr std::size_t max_inventory_names = 80;
+Result<std::vector<store::KernelUse>> decode_kernels(const Json& kernels, const std::string& stage);
 
 /// The `results` of a `timings` reply as timing records.
 Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& reply);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <map>
@@ -35,6 +36,17 @@ std::string now_iso8601() {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+/// libkbx_cupti.so, the GPU kernel inventory the workers load: $KBX_CUPTI_LIBRARY (empty turns
+/// the inventory off), else the one built beside the kbx binary, else none.
+fs::path cupti_library() {
+  if (const char* v = std::getenv("KBX_CUPTI_LIBRARY"); v != nullptr) {
+    return v;
+  }
+  std::error_code ec;
+  fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "libkbx_cupti.so";
+  return !ec && fs::exists(beside, ec) ? beside : fs::path();
 }
 
 std::string hostname() {
@@ -124,6 +136,9 @@ class Session {
       zc.env.emplace_back("TRITON_INTERPRET", "1");
     }
     zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+    if (auto cupti = cupti_library(); options_.device == "cuda" && !cupti.empty()) {
+      zc.env.emplace_back("KBX_CUPTI_LIBRARY", cupti.string());
+    }
     zygote_ = sandbox::Zygote::start(zc);
     sandbox::PoolConfig pc;
     pc.device = options_.device;
@@ -397,6 +412,9 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
     progress.on_input_problem(p);
   }
   summary.input_problems = static_cast<int>(contents.problems.size());
+  for (const auto& note : contents.notes) {
+    progress.on_status("note: " + note);
+  }
 
   auto finished = db->evaluated_task_versions();
   std::vector<PlanItem> pending;

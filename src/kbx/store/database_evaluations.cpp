@@ -17,19 +17,28 @@ constexpr const char* evaluation_columns =
     "submission_id, session_id, device, outcome, reason, detail, call_ok, exe_ok, triton_ok, "
     "perf_ok, perf_note, triton_launches, time_queue_ms, time_load_ms, time_cases_ms, "
     "time_compare_ms, time_perf_ms, time_total_ms, log_tail, reference_session_id, task_version, "
-    "rules";
+    "rules, triton_share";
 
 void insert_evaluation_row(Connection conn, const EvaluationRecord& e) {
   std::string sql = fmt::format(
       "INSERT INTO evaluations ({}) VALUES "
-      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?, ?)",
+      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?, ?, ?)",
       evaluation_columns);
   Statement st(conn, sql.c_str());
   st.bind_all(e.submission_id, e.session_id, e.device, e.outcome, e.reason, e.detail, e.call_ok,
               e.exe_ok, e.triton_ok, e.perf_ok, e.perf_note, e.triton_launches, e.time_queue_ms,
               e.time_load_ms, e.time_cases_ms, e.time_compare_ms, e.time_perf_ms, e.time_total_ms,
-              e.log_tail, e.reference_session_id, e.task_version, e.rules)
+              e.log_tail, e.reference_session_id, e.task_version, e.rules, e.triton_share)
       .run();
+}
+
+void insert_kernels(Connection conn, const EvaluationRecord& e) {
+  Statement st(conn,
+               "INSERT INTO kernels (submission_id, stage, name, origin, launches, gpu_ms) "
+               "VALUES (?, ?, ?, ?, ?, ?)");
+  for (const KernelUse& k : e.kernels) {
+    st.bind_all(e.submission_id, k.stage, k.name, k.origin, k.launches, k.gpu_ms).run();
+  }
 }
 
 void insert_cases(Connection conn, const EvaluationRecord& e) {
@@ -86,6 +95,9 @@ EvaluationRecord read_evaluation(const Statement& st) {
   e.reference_session_id = st.int64(19);
   e.task_version = st.text(20);
   e.rules = st.text(21);
+  if (!st.is_null(22)) {
+    e.triton_share = st.real(22);
+  }
   return e;
 }
 
@@ -113,7 +125,12 @@ CaseRecord read_case(const Statement& st, int first) {
 void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
   int workload = st.int32(first);
   if (out.empty() || out.back().workload != workload) {
-    out.push_back({workload, st.text(first + 1), st.text(first + 2), st.int32(first + 3), {}, {}, false});
+    TimingRecord t;
+    t.workload = workload;
+    t.status = st.text(first + 1);
+    t.error = st.text(first + 2);
+    t.warmup_calls = st.int32(first + 3);
+    out.push_back(std::move(t));
   }
   if (!st.is_null(first + 4)) {
     out.back().samples_ms.push_back(st.real(first + 5));
@@ -176,6 +193,7 @@ void Database::save_evaluation(const EvaluationRecord& evaluation) {
         .run();
     insert_evaluation_row(conn, evaluation);
     insert_cases(conn, evaluation);
+    insert_kernels(conn, evaluation);
     insert_timings(conn,
                    "INSERT INTO candidate_timings (submission_id, workload_index, status, error, "
                    "warmup_calls) VALUES (?, ?, ?, ?, ?)",

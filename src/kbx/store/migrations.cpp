@@ -137,9 +137,25 @@ ALTER TABLE evaluations ADD COLUMN task_version TEXT NOT NULL DEFAULT '';
 ALTER TABLE evaluations ADD COLUMN rules TEXT NOT NULL DEFAULT 'kbx';
 )sql";
 
-constexpr std::array<Migration, 2> all_migrations{{
+// Version 3: the kernel inventory of each evaluation (docs/security.md) and Triton's share of
+// its GPU time.
+constexpr const char* kernel_inventory_sql = R"sql(
+ALTER TABLE evaluations ADD COLUMN triton_share REAL;
+CREATE TABLE kernels (
+  submission_id  TEXT NOT NULL REFERENCES evaluations (submission_id) ON DELETE CASCADE,
+  stage          TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  origin         TEXT NOT NULL,
+  launches       INTEGER NOT NULL,
+  gpu_ms         REAL
+);
+CREATE INDEX kernels_by_submission ON kernels (submission_id);
+)sql";
+
+constexpr std::array<Migration, 3> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
+    {3, "kernel_inventory", kernel_inventory_sql},
 }};
 
 }  // namespace

@@ -63,6 +63,16 @@ struct CaseRecord {
   double time_ms = 0;  ///< wall time of the call in the worker
 };
 
+/// One line of a candidate's kernel inventory (docs/security.md): a GPU kernel from CUPTI, or on
+/// the CPU a Triton launch or a PyTorch operator, with how often it ran and its GPU time.
+struct KernelUse {
+  std::string stage;   ///< "cases" (all test cases) or "perf/<workload>" (the timed calls)
+  std::string name;
+  std::string origin;  ///< "triton"; "other" (a GPU kernel not launched by Triton); "torch" (CPU: an operator)
+  std::int64_t launches = 0;
+  std::optional<double> gpu_ms;  ///< GPU only: the stage's total (perf: per timed call)
+};
+
 /// Raw timing samples of one perf workload (candidate's or reference's).
 struct TimingRecord {
   int workload = 0;
@@ -75,6 +85,13 @@ struct TimingRecord {
   std::vector<double> bracket_ms;
   /// Stored in the note: the call's work escaped the timed stream, so samples_ms are the brackets.
   bool timed_by_bracket = false;
+  /// The kernel inventory of the timed calls (GPU with CUPTI): kernels over `kernel_calls` calls,
+  /// and the GPU's busy time per call (union of kernel intervals); per bracket call, the span of
+  /// its kernels. Checked against the samples and brackets, then stored per call as KernelUse.
+  std::vector<KernelUse> kernels;
+  int kernel_calls = 0;
+  std::optional<double> kernel_busy_ms;
+  std::vector<double> bracket_kernel_ms;
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.
@@ -103,6 +120,10 @@ struct EvaluationRecord {
   std::string rules;         ///< the rule set that made the verdict: "kbx" or "kernelbenchx"
   std::vector<CaseRecord> cases;
   std::vector<TimingRecord> timings;  ///< the candidate's samples, one per workload
+  std::vector<KernelUse> kernels;     ///< the kernel inventory, cases then each timed workload
+  /// Triton kernels' share of the candidate's GPU time in the timed calls (the cases without
+  /// perf); absent without a GPU inventory.
+  std::optional<double> triton_share;
 };
 
 /// An input problem that skipped one submission but not the run ("preds.jsonl:7: not JSON").

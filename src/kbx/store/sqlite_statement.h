@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,11 @@ class Statement {
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
 
   Statement& bind(int index, std::nullptr_t);
+  /// NULL when empty.
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind(index, nullptr);
+  }
 
   /// Binds every argument in order, starting at parameter 1.
   template <typename... Args>

@@ -446,7 +446,10 @@ class JudgePerfTest : public JudgeTest {
     options_.device = "cuda";  // nothing here touches a GPU: the channel is fake
     suite::Workload w;
     task_.workloads = {w};
-    references_.reference_timings = {store::TimingRecord{0, "ok", "", 3, {1.0, 1.0}, {}, false}};
+    store::TimingRecord ref;
+    ref.warmup_calls = 3;
+    ref.samples_ms = {1.0, 1.0};
+    references_.reference_timings = {ref};
   }
 
   store::EvaluationRecord time_with(Json results,
@@ -511,6 +514,39 @@ TEST_F(JudgePerfTest, AnIllConditionedRecheckAllowsTheReferencesOwnRoundingButNo
   EXPECT_EQ(bad.reason, "perf_recheck_mismatch");
 }
 
+TEST_F(JudgePerfTest, TritonKernelsMustRunAShareOfTheGpuTime) {
+  channel_.delay = std::chrono::milliseconds(5);
+  auto timed = [](double triton_ms, double other_ms) {
+    return Json::array({{{"index", 0},
+                         {"status", "ok"},
+                         {"samples_ms", {0.5}},
+                         {"kernel_calls", 1},
+                         {"kernel_busy_ms", 0.45},
+                         {"kernels",
+                          {{{"name", "sm90_gemm"}, {"origin", "other"}, {"launches", 1},
+                            {"gpu_ms", other_ms}},
+                           {{"name", "token"}, {"origin", "triton"}, {"launches", 1},
+                            {"gpu_ms", triton_ms}}}}}});
+  };
+  auto token = time_with(timed(0.002, 0.448));
+  EXPECT_EQ(token.outcome, "not_triton");
+  EXPECT_EQ(token.reason, "triton_share");
+  EXPECT_NE(token.detail.find("sm90_gemm"), std::string::npos) << token.detail;
+  EXPECT_FALSE(token.exe_ok);
+  ASSERT_TRUE(token.triton_share);
+  EXPECT_NEAR(*token.triton_share, 0.002 / 0.45, 1e-9);
+  ASSERT_EQ(token.kernels.size(), 2U);
+  EXPECT_EQ(token.kernels[0].stage, "perf/0");
+
+  channel_.script.clear();
+  auto epilogue = time_with(timed(0.01, 0.44));  // a Triton epilogue beside a library matmul
+  EXPECT_EQ(epilogue.outcome, "ok") << epilogue.detail;
+
+  channel_.script.clear();
+  options_.require_triton = false;
+  EXPECT_EQ(time_with(timed(0.0, 0.45)).outcome, "ok");
+}
+
 TEST_F(JudgePerfTest, HonestTimingsAreKept) {
   channel_.delay = std::chrono::milliseconds(5);
   auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
@@ -568,23 +604,81 @@ namespace kbx::run {
 namespace {
 
 TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscaped) {
-  store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false};
+  store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false, {}, 0, {}, {}};
   EXPECT_FALSE(apply_stream_check(honest));
   EXPECT_EQ(honest.samples_ms, (std::vector<double>{1.0, 1.1, 0.9}));
 
-  store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false};
+  store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}};
   EXPECT_FALSE(apply_stream_check(tiny));  // a host-bound small kernel: sync overhead only
 
-  store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false};
+  store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false, {}, 0, {}, {}};
   EXPECT_TRUE(apply_stream_check(side));
   EXPECT_TRUE(side.timed_by_bracket);
   EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
 
-  store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false};
+  store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}};
   EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
 
-  store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false};
+  store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}};
   EXPECT_FALSE(apply_stream_check(none));
+}
+
+store::KernelUse kernel(std::string origin, double gpu_ms) {
+  return store::KernelUse{"perf/0", "k", std::move(origin), 2, gpu_ms};
+}
+
+TEST(ApplyStreamCheck, TakesBracketsWhenTheKernelsWereBusierThanTheEvents) {
+  // Events and brackets agree (a side stream the brackets happen to hide), but CUPTI saw the GPU
+  // busy 1 ms per call while the events said 0.1 ms.
+  store::TimingRecord t{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16, 0.15}, false,
+                        {kernel("other", 2.0)}, 2, 1.0, {}};
+  EXPECT_TRUE(apply_stream_check(t));
+  EXPECT_TRUE(t.timed_by_bracket);
+
+  store::TimingRecord agree{0, "ok", "", 2, {1.0, 1.0}, {1.05, 1.1, 1.1}, false,
+                            {kernel("triton", 1.9)}, 2, 0.95, {1.0, 1.0, 1.0}};
+  EXPECT_FALSE(apply_stream_check(agree));
+  EXPECT_EQ(find_inventory_violation(agree), std::nullopt);
+}
+
+TEST(FindInventoryViolation, RefusesInventoriesThatContradictTheirTimings) {
+  auto with = [](int calls, double busy, double summed, std::vector<double> spans) {
+    return store::TimingRecord{0, "ok", "", 2, {1.0, 1.0}, {1.1, 1.1, 1.1}, false,
+                               {kernel("triton", summed)}, calls, busy, std::move(spans)};
+  };
+  EXPECT_EQ(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 1.0, 1.0})), std::nullopt);
+  EXPECT_NE(find_inventory_violation(with(3, 1.0, 2.0, {})), std::nullopt);  // calls != samples
+  EXPECT_NE(find_inventory_violation(with(2, 1.5, 2.0, {})), std::nullopt);  // busy > summed
+  EXPECT_NE(find_inventory_violation(with(2, -1.0, 2.0, {})), std::nullopt);
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 5.0, 1.0})), std::nullopt);  // span > bracket
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0})), std::nullopt);  // spans != brackets
+  store::TimingRecord plain{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}};
+  EXPECT_EQ(find_inventory_violation(plain), std::nullopt);
+}
+
+TEST(DecodeKernels, AcceptsTheWorkersShapeAndRefusesForgeries) {
+  Json good = Json::array({{{"name", "softmax_kernel"}, {"origin", "triton"}, {"launches", 3},
+                            {"gpu_ms", 0.5}},
+                           {{"name", "add"}, {"origin", "torch"}, {"launches", 1}}});
+  auto ok = decode_kernels(good, "cases");
+  ASSERT_TRUE(ok) << ok.error().what();
+  EXPECT_EQ(ok.value().size(), 2U);
+  EXPECT_EQ(ok.value()[0].stage, "cases");
+  EXPECT_EQ(ok.value()[1].gpu_ms, std::nullopt);
+  for (const Json& bad :
+       {Json::object(),
+        Json::array({{{"name", "k"}, {"origin", "mine"}, {"launches", 1}}}),
+        Json::array({{{"name", "k"}, {"origin", "triton"}, {"launches", -1}}}),
+        Json::array({{{"name", "k"}, {"origin", "triton"}, {"launches", 1}, {"gpu_ms", -2.0}}}),
+        Json::array({{{"name", std::string(300, 'k')}, {"origin", "triton"}, {"launches", 1}}}),
+        Json::array({{{"name", 7}, {"origin", "triton"}, {"launches", 1}}})}) {
+    EXPECT_FALSE(decode_kernels(bad, "cases")) << bad.dump();
+  }
+  Json many = Json::array();
+  for (std::size_t i = 0; i <= max_inventory_names; ++i) {
+    many.push_back({{"name", "k"}, {"origin", "other"}, {"launches", 1}});
+  }
+  EXPECT_FALSE(decode_kernels(many, "cases"));
 }
 
 }  // namespace
