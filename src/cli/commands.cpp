@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <set>
@@ -349,9 +350,11 @@ int cmd_summary(const std::string& out, bool json) {
   if (!fs::exists(db_path, ec)) {
     // Reads only, so no lock: a summary of a running eval shows what is stored so far.
     auto holder = FolderLock::recorded_holder(out);
-    if (holder && ::kill(holder->pid, 0) == 0) {
-      throw Error(ErrorKind::busy, "'{}' holds no kbx.db yet: kbx (pid {}) is starting a run there; "
-                  "try again in a moment", out, holder->pid);
+    if (holder && (::kill(holder->pid, 0) == 0 || errno == EPERM)) {
+      throw Error(ErrorKind::busy,
+                  "'{}' holds no kbx.db yet: kbx (pid {}) is starting a run there; try again in a "
+                  "moment",
+                  out, holder->pid);
     }
     throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run", out);
   }

@@ -2,9 +2,9 @@
 #include "kbx/common/folder_lock.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 

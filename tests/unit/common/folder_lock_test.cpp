@@ -115,8 +115,7 @@ TEST(FolderLock, ProcessesStartedByTheHolderDoNotKeepTheLock) {
   {
     auto lock = FolderLock::acquire(dir.path(), {"kbx"});
     const char* argv[] = {"sleep", "30", nullptr};
-    ASSERT_EQ(posix_spawnp(&sleeper, "sleep", nullptr, nullptr, const_cast<char**>(argv),
-                           environ),
+    ASSERT_EQ(posix_spawnp(&sleeper, "sleep", nullptr, nullptr, const_cast<char**>(argv), environ),
               0);
   }
   // The spawned process (like the Python zygote) is still alive, but holds no copy of the lock.
