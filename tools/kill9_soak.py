@@ -20,7 +20,8 @@ usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--kills-per-round 4
    hit often).
 3. After every kill: every process the killed kbx had started (zygote, reference and candidate
    workers) must be gone within --orphan-limit seconds (this script is their child subreaper, so
-   orphans are found and reaped here); the time they took is reported.
+   orphans are found and reaped here), and so must the pids cgroups of its sandboxed workers; the
+   time they took is reported.
 4. After every round: per submission the verdict (outcome, reason, call/exe/perf/triton flags,
    detail) equals the reference run's; each submission has exactly one evaluation, and none
    stored by one start was redone by a later one; there is one session per start that reached the
@@ -162,10 +163,15 @@ class Soak:
                 if left:
                     self.problem(f"round {number}: processes left after a finished start: {left}")
                 break
+            workers = descendants(proc.pid)  # the zygote and the workers forked so far
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             phase = phase_of(log, store_state(out), sessions_before, len(self.ref["verdicts"]))
             linger, left = self.wait_for_orphans()
+            cgroups = [c for c in map(worker_cgroup, workers) if c is not None and c.exists()]
+            if cgroups:
+                self.problem(f"round {number} kill {len(self.kills) + 1}: the killed run's workers "
+                             f"left their pids cgroups: {[str(c) for c in cgroups]}")
             done = evaluated_by_session(out)
             self.kills.append({"round": number, "start": starts, "delay": delay, "phase": phase,
                                "stored": len(done), "orphans_s": linger, "left": left})
@@ -374,6 +380,15 @@ def descendants(root: int) -> list[int]:
         found += kids
         frontier += kids
     return found
+
+
+def worker_cgroup(pid: int) -> pathlib.Path | None:
+    """The pids cgroup a sandboxed worker makes for itself when kbx runs as root (the zygote
+    removes it when the worker ends); None where there is no such hierarchy."""
+    for root in (pathlib.Path("/sys/fs/cgroup/pids"), pathlib.Path("/sys/fs/cgroup")):
+        if (root / "cgroup.procs").exists():
+            return root / f"kbx-w{pid}"
+    return None
 
 
 def reap_children() -> None:
