@@ -25,6 +25,7 @@ import ctypes.util
 import errno
 import os
 import resource
+import signal
 import stat
 from dataclasses import dataclass, field
 from typing import Any
@@ -265,6 +266,13 @@ def _drop_identity(libc, uid: int | None, report: dict) -> None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+        # Changing credentials clears the parent-death signal: set it again, so the worker still
+        # dies with its zygote (even one killed with SIGKILL), and check the zygote is still there.
+        parent = os.getppid()
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) after the uid switch")
+        if os.getppid() != parent or parent == 1:
+            os._exit(1)  # the zygote died during the switch: nothing to serve
         report["identity"] = f"on: uid and gid {uid}, no capabilities"
         return
     _drop_capabilities(libc)
@@ -272,6 +280,7 @@ def _drop_identity(libc, uid: int | None, report: dict) -> None:
                           "by other users, so kbx cannot switch to an unprivileged uid)")
 
 
+_PR_SET_PDEATHSIG = 1
 _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
