@@ -361,7 +361,9 @@ int cmd_summary(const std::string& out, bool json) {
   auto db = store::Database::open(db_path);
   auto model = report::build_report_model(*db);
   if (json) {
-    fmt::print("{}\n", report::summary_json(model).dump(2));
+    // Input-error messages and origins come from the user's bytes: never let them end the command.
+    fmt::print("{}\n",
+               report::summary_json(model).dump(2, ' ', false, Json::error_handler_t::replace));
   } else {
     fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
   }

@@ -47,8 +47,18 @@ void TerminalProgress::on_start(int total, int already_done) {
 }
 
 void TerminalProgress::on_input_problem(const submit::InputProblem& problem) {
+  if (++input_problems_ > max_input_problems_printed + 1) {
+    return;
+  }
   clear_line();
-  fmt::print(out_, "kbx: error: {}: {}\n", problem.origin, problem.message);
+  if (input_problems_ > max_input_problems_printed) {
+    fmt::print(out_,
+               "kbx: error: more input errors follow; only the first {} are printed here "
+               "(summary.json and kbx.db, table input_errors, list them all)\n",
+               max_input_problems_printed);
+  } else {
+    fmt::print(out_, "kbx: error: {}: {}\n", problem.origin, problem.message);
+  }
   std::fflush(out_);
 }
 

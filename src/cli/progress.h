@@ -9,6 +9,9 @@
 
 namespace kbx::cli {
 
+/// Input problems printed one by one; the rest are counted in one line (all are in the store).
+constexpr int max_input_problems_printed = 20;
+
 class TerminalProgress : public run::ProgressSink {
  public:
   /// Writes to `out` (stderr); `interactive` selects the redrawn bar.
@@ -30,6 +33,7 @@ class TerminalProgress : public run::ProgressSink {
   bool interactive_;
   bool color_;
   bool bar_drawn_ = false;
+  int input_problems_ = 0;
   int done_at_start_ = 0;
   std::chrono::steady_clock::time_point started_;
 };

@@ -5,6 +5,7 @@ A .case file is a sequence of steps; each step may be followed by a `----` block
 
   # name: ...                      comment lines (# ...) are ignored
   write REL_PATH                   write the following lines, up to a line `end`, to {tmp}/REL_PATH
+  append [repeat=N] REL_PATH       the same, appended, N times over (default 1); {n} is 1, 2, ... N
   run [exit=N] COMMAND             run COMMAND (shell words; substitutions below); default exit 0
   kill9_after N COMMAND            start COMMAND, wait until its {out}/kbx.db holds N evaluations,
                                    then SIGKILL it (it must still be running)
@@ -26,6 +27,8 @@ A .case file is a sequence of steps; each step may be followed by a `----` block
 Substitutions: {file:PATH} a file's content, {json:PATH} the same as a JSON string, {kbx} the binary, {python} the interpreter, {root} the repository, {tmp} the case's
 fresh temporary folder, {out} = {tmp}/out, {examples} = {root}/examples, {cache} a cache folder
 shared by the cases of one ctest run (reference outputs).
+In write and append bodies also: {repeat:N:TEXT} TEXT (no '}') N times, so a case can hold a 50 MB
+line without the repository holding it; {bytes:HEX} raw bytes (invalid UTF-8, binary garbage).
 VALUE is parsed as JSON when it can be (true, 3, 1.5, "x"), else compared as a string.
 """
 
@@ -79,6 +82,14 @@ class Runner:
         # {file:PATH}: the file's content; {json:PATH}: the same as a JSON string literal.
         text = re.sub(r"\{file:([^}]+)\}", lambda m: pathlib.Path(m.group(1)).read_text().rstrip("\n"), text)
         return re.sub(r"\{json:([^}]+)\}", lambda m: json.dumps(pathlib.Path(m.group(1)).read_text()), text)
+
+    def body_bytes(self, lines: list[str], n: int = 1) -> bytes:
+        """A write/append body with every substitution made, as the bytes to write."""
+        text = self.sub("\n".join(lines) + "\n").replace("{n}", str(n))
+        text = re.sub(r"\{repeat:(\d+):([^}]*)\}", lambda m: m.group(2) * int(m.group(1)), text)
+        parts = re.split(r"\{bytes:([0-9A-Fa-f ]*)\}", text)
+        # re.split alternates text and captured hex: even indexes are text, odd ones raw bytes.
+        return b"".join(bytes.fromhex(p) if i % 2 else p.encode() for i, p in enumerate(parts))
 
     def env(self) -> dict:
         env = dict(os.environ)
@@ -262,15 +273,21 @@ class Runner:
                 self.expect(line.strip())
                 continue
             in_expect = False
-            if verb == "write":
+            if verb in ("write", "append"):
                 body = []
                 while lines[i] != "end":
                     body.append(lines[i])
                     i += 1
                 i += 1
+                repeat = 1
+                if rest.startswith("repeat="):
+                    count, rest = rest.split(" ", 1)
+                    repeat = int(count[len("repeat="):])
                 path = self.tmp / rest
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(self.sub("\n".join(body)) + "\n")
+                with open(path, "wb" if verb == "write" else "ab") as f:
+                    for n in range(1, repeat + 1):
+                        f.write(self.body_bytes(body, n))
             elif verb == "run":
                 self.step_run(rest)
             elif verb == "kill9_after":

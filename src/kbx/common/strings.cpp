@@ -1,6 +1,8 @@
 // String helpers.
 #include "kbx/common/strings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -28,6 +30,70 @@ std::vector<std::string> split(std::string_view s, char sep) {
     }
     start = end + 1;
   }
+}
+
+namespace {
+
+/// The length of the well-formed UTF-8 sequence at the start of `text`, or 0 if there is none.
+std::size_t utf8_sequence_length(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char b0 = byte(0);
+  if (b0 < 0x80) {
+    return 1;
+  }
+  std::size_t n = b0 >= 0xC2 && b0 <= 0xDF   ? 2
+                  : b0 >= 0xE0 && b0 <= 0xEF ? 3
+                  : b0 >= 0xF0 && b0 <= 0xF4 ? 4
+                                             : 0;
+  if (n == 0 || text.size() < n) {
+    return 0;
+  }
+  // The second byte's range excludes overlong forms, surrogates and code points past U+10FFFF.
+  unsigned char lo = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+  unsigned char hi = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+  if (byte(1) < lo || byte(1) > hi) {
+    return 0;
+  }
+  for (std::size_t i = 2; i < n; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) {
+      return 0;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::size_t utf8_valid_prefix(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t n = utf8_sequence_length(text.substr(at));
+    if (n == 0) {
+      return at;
+    }
+    at += n;
+  }
+  return at;
+}
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size() && out.size() < max_bytes) {
+    std::size_t n = utf8_sequence_length(text.substr(at));
+    auto b = static_cast<unsigned char>(text[at]);
+    if (n == 0 || (n == 1 && b < 0x20 && b != '\t') || b == 0x7F) {
+      out += fmt::format("\\x{:02x}", b);
+      at += 1;
+    } else {
+      out.append(text.substr(at, n));
+      at += n;
+    }
+  }
+  if (at < text.size()) {
+    out += fmt::format("... ({} bytes)", text.size());
+  }
+  return out;
 }
 
 std::size_t levenshtein(std::string_view a, std::string_view b) {

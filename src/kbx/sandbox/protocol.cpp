@@ -107,11 +107,12 @@ std::optional<Result<Frame>> FrameReader::next() {
   }
   Frame frame;
   std::string_view header(reinterpret_cast<const char*>(p + prefix_bytes), header_len);
-  try {
-    frame.header = Json::parse(header);
-  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
-    return Result<Frame>(Error(ErrorKind::protocol, "frame header is not JSON: {}", e.what()));
+  auto parsed = parse_untrusted_json(header);
+  if (!parsed) {
+    return Result<Frame>(
+        Error(ErrorKind::protocol, "frame header is not JSON: {}", parsed.error().what()));
   }
+  frame.header = std::move(parsed).value();
   if (!frame.header.is_object() || !frame.header.contains("op") ||
       !frame.header["op"].is_string()) {
     return Result<Frame>(Error(ErrorKind::protocol, "frame header is not an object with an 'op'"));

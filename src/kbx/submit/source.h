@@ -1,6 +1,7 @@
 // Reading KernelBench-X submissions: JSONL predictions, single .py files, folders of them.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -32,7 +33,25 @@ struct InputProblem {
 struct SourceContents {
   std::vector<Submission> submissions;
   std::vector<InputProblem> problems;
+  /// Things worth saying that are not problems: tasks named by several submissions (each is
+  /// evaluated and counted, as KernelBench-X counts every line).
+  std::vector<std::string> notes;
 };
+
+/// The most bytes one submission may hold: a JSONL line, or a .py file. A larger one is an
+/// InputProblem naming the limit (a kernel is a few kB; this keeps a hostile SOURCE from costing
+/// memory and time in every later stage).
+constexpr std::size_t max_submission_bytes = std::size_t{4} << 20;
+
+/// The longest "file" value tried as a path (longer ones name no task).
+constexpr std::size_t max_name_bytes = 4096;
+
+/// At most this many tasks get a note about several submissions; one more note counts the rest.
+constexpr std::size_t max_repeat_notes = 5;
+
+/// Once a SOURCE has this many problems, unknown task names get no closest keys in their message
+/// (each suggestion costs an edit distance to every key; 100,000 bad lines would take minutes).
+constexpr std::size_t max_closest_suggestions = 100;
 
 /// Reads SOURCE: a `.jsonl` file (one {"predict", "file" | "instruction"} object per line), a
 /// `.py` file named after a task, or a folder searched recursively for such files.

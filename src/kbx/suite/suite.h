@@ -25,9 +25,11 @@ struct Suite {
   [[nodiscard]] std::vector<std::string> keys() const;
   /// Up to `limit` keys closest to `key` (by edit distance on the key and on its stem).
   [[nodiscard]] std::vector<std::string> closest_keys(std::string_view key, std::size_t limit) const;
-  /// Error text for an unknown key, naming the closest keys: "unknown task 'Math/sofmax.py'
-  /// (closest: Math/softmax.py, ...)".
-  [[nodiscard]] std::string unknown_key_message(std::string_view key) const;
+  /// Error text for an unknown key, naming the closest keys: "unknown task 'Math/sofmax.py';
+  /// closest: Math/softmax.py, ...". Without `with_closest` (they cost an edit distance to every
+  /// key), or for a key longer than any could be, it names none.
+  [[nodiscard]] std::string unknown_key_message(std::string_view key,
+                                                bool with_closest = true) const;
 };
 
 /// Loads one task folder; `key` is the key its location implies.

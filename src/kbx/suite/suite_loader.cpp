@@ -29,6 +29,9 @@ std::string read_all(const fs::path& path) {
   return ss.str();
 }
 
+/// Keys longer than this get no closest keys in unknown_key_message (every key is far shorter).
+constexpr std::size_t max_key_bytes_compared = 256;
+
 Json number_json(double v) {
   if (std::floor(v) == v && std::abs(v) < 9.0e15) {
     return static_cast<std::int64_t>(v);
@@ -235,12 +238,11 @@ void load_perf(Task& task, const Json& j, const std::string& where) {
 
 Task parse_task(std::string_view text, const fs::path& dir, const std::string& key) {
   std::string where = (dir / "task.json").string();
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
-    throw Error(ErrorKind::suite, "{}: not valid JSON: {}", where, e.what());
+  auto parsed = parse_untrusted_json(text);
+  if (!parsed) {
+    throw Error(ErrorKind::suite, "{}: not valid JSON: {}", where, parsed.error().what());
   }
+  Json j = std::move(parsed).value();
   if (get_field<int>(j, "format", where) != 1) {
     throw Error(ErrorKind::suite, "{}: unsupported format {} (this kbx reads format 1)", where,
                 j["format"].dump());
@@ -397,12 +399,20 @@ std::vector<std::string> Suite::closest_keys(std::string_view key, std::size_t l
   return out;
 }
 
-std::string Suite::unknown_key_message(std::string_view key) const {
+std::string Suite::unknown_key_message(std::string_view key, bool with_closest) const {
+  if (key.size() > max_key_bytes_compared) {  // edit distances would cost time for nothing
+    return fmt::format("unknown task '{}': no task key is that long (see `kbx suite list`)",
+                       printable(key, 80));
+  }
+  if (!with_closest) {
+    return fmt::format("unknown task '{}' (see `kbx suite list`)", printable(key));
+  }
   auto near = closest_keys(key, 3);
   if (near.empty()) {
-    return fmt::format("unknown task '{}' (the suite at {} has no tasks)", key, root.string());
+    return fmt::format("unknown task '{}' (the suite at {} has no tasks)", printable(key),
+                       root.string());
   }
-  return fmt::format("unknown task '{}'; closest: {} (see `kbx suite list`)", key,
+  return fmt::format("unknown task '{}'; closest: {} (see `kbx suite list`)", printable(key),
                      fmt::join(near, ", "));
 }
 

@@ -29,6 +29,43 @@ TEST(Split, ReturnsOneFieldWhenTheSeparatorIsAbsent) {
   EXPECT_EQ(split("", ','), (Strings{""}));
 }
 
+TEST(Utf8ValidPrefix, AcceptsAsciiAndWellFormedMultiByteText) {
+  EXPECT_EQ(utf8_valid_prefix(""), 0U);
+  EXPECT_EQ(utf8_valid_prefix("abc"), 3U);
+  std::string text = "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80";  // é ✓ 😀
+  EXPECT_EQ(utf8_valid_prefix(text), text.size());
+}
+
+TEST(Utf8ValidPrefix, StopsAtTheFirstByteThatIsNotWellFormed) {
+  EXPECT_EQ(utf8_valid_prefix("caf\xe9!"), 3U);          // Latin-1 é
+  EXPECT_EQ(utf8_valid_prefix("a\x80"), 1U);             // a stray continuation byte
+  EXPECT_EQ(utf8_valid_prefix("a\xc0\x80"), 1U);         // an overlong NUL
+  EXPECT_EQ(utf8_valid_prefix("ab\xed\xa0\x80"), 2U);    // a UTF-16 surrogate
+  EXPECT_EQ(utf8_valid_prefix("\xf4\x90\x80\x80"), 0U);  // past U+10FFFF
+  EXPECT_EQ(utf8_valid_prefix("ok\xe2\x9c"), 2U);        // cut in the middle of a character
+  EXPECT_EQ(utf8_valid_prefix("\xff\xfe"), 0U);
+}
+
+TEST(Printable, EscapesBytesThatAreNotUtf8AndControlCharacters) {
+  EXPECT_EQ(printable("caf\xc3\xa9\tok"), "caf\xc3\xa9\tok");
+  EXPECT_EQ(printable("caf\xe9\n"), "caf\\xe9\\x0a");
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(printable("\x7f"), "\\x7f");
+  EXPECT_EQ(printable("\xff\xc0\x80\xed\xa0\x80"), "\\xff\\xc0\\x80\\xed\\xa0\\x80");
+}
+
+TEST(Printable, CutsLongTextOnACharacterBoundaryAndSaysHowLongItWas) {
+  EXPECT_EQ(printable(std::string(10, 'x'), 4), "xxxx... (10 bytes)");
+  EXPECT_EQ(printable("abc", 3), "abc");
+  std::string checks;
+  for (int i = 0; i < 100; ++i) {
+    checks += "\xe2\x9c\x93";
+  }
+  std::string cut = printable(checks, 10);
+  EXPECT_EQ(cut, "\xe2\x9c\x93\xe2\x9c\x93\xe2\x9c\x93\xe2\x9c\x93... (300 bytes)");
+  EXPECT_EQ(utf8_valid_prefix(cut), cut.size());
+}
+
 TEST(Levenshtein, CountsInsertionsDeletionsAndSubstitutions) {
   EXPECT_EQ(levenshtein("kitten", "sitting"), 3U);
   EXPECT_EQ(levenshtein("flaw", "lawn"), 2U);

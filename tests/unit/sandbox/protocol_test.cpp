@@ -210,6 +210,15 @@ TEST(FrameReader, NumberBeyondDoubleRangeInAHeaderIsAnErrorNotACrash) {
   EXPECT_CONTAINS(next_error(reader), "not JSON");
 }
 
+// A hostile worker's deeply nested header (a deep value followed by another key) made ordered_json
+// copy the value recursively and kbx died of a stack overflow.
+TEST(FrameReader, HeaderNestedDeeperThanTheJsonLimitIsAnError) {
+  FrameReader reader;
+  std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  feed(reader, raw_frame(R"({"op": "cases", "results": )" + deep + R"(, "x": 1})", 0));
+  EXPECT_CONTAINS(next_error(reader), "nested deeper than 128 levels");
+}
+
 TEST(FrameReader, FrameOverFourGibIsAnErrorBeforeItsBytesArrive) {
   FrameReader reader;
   feed(reader, raw_frame(R"({"op": "x"})", max_frame_bytes));  // header + payload > 4 GiB

@@ -364,6 +364,46 @@ TEST(ReadSourceFolder, UnknownFilesAreProblemsAndTheRestAreRead) {
   EXPECT_EQ(out.problems[0].origin, (root.path() / "out/gelu.py").string());
 }
 
+TEST(ReadSourceFolder, AFileThatIsNotUtf8IsAProblemNamingLineAndColumn) {
+  // Its code could not even be sent to the worker (frames are JSON); it used to end kbx.
+  ScopedTempDir root;
+  auto s = fixture_suite(root);
+  root.write("out/relu.py", "# ok\n# caf\xe9\n");
+  root.write("out/softmax.py", "z\n");
+  SourceContents out = read_source(root.path() / "out", s);
+  ASSERT_EQ(out.problems.size(), 1U);
+  EXPECT_EQ(out.problems[0].origin, (root.path() / "out/relu.py").string());
+  EXPECT_CONTAINS(out.problems[0].message,
+                  "the file is not UTF-8 text (byte 0xe9 at line 2, column 6); Python reads source "
+                  "files as UTF-8: save relu.py as UTF-8");
+  ASSERT_EQ(out.submissions.size(), 1U);
+  EXPECT_EQ(out.submissions[0].task_key, "Math/softmax.py");
+}
+
+TEST(ReadSourceFolder, AFileOverTheSizeLimitIsAProblemNamingTheLimit) {
+  ScopedTempDir root;
+  auto s = fixture_suite(root);
+  root.write("out/relu.py", std::string(max_submission_bytes + 1, '#'));
+  root.write("out/softmax.py", "z\n");
+  SourceContents out = read_source(root.path() / "out", s);
+  ASSERT_EQ(out.problems.size(), 1U);
+  EXPECT_CONTAINS(out.problems[0].message,
+                  "the file holds 4194305 bytes, over kbx's limit of 4 MiB for one submission");
+  EXPECT_EQ(out.submissions.size(), 1U);
+}
+
+TEST(ReadSourceFolder, TwoFilesForOneTaskAreBothReadWithANote) {
+  ScopedTempDir root;
+  auto s = fixture_suite(root);
+  root.write("out/a/relu.py", "a\n");
+  root.write("out/b/Activation/relu.py", "b\n");
+  SourceContents out = read_source(root.path() / "out", s);
+  EXPECT_TRUE(out.problems.empty());
+  ASSERT_EQ(out.submissions.size(), 2U);
+  ASSERT_EQ(out.notes.size(), 1U);
+  EXPECT_CONTAINS(out.notes[0], "Activation/relu.py has 2 submissions");
+}
+
 TEST(ReadSourceFolder, FolderWithoutPyFilesIsAnInputError) {
   ScopedTempDir root;
   auto s = fixture_suite(root);
