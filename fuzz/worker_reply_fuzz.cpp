@@ -79,7 +79,8 @@ run::ReferenceCase reference_case(bool raises) {
   run::ReferenceCase rc;
   rc.raised = raises;
   if (!raises) {
-    rc.outputs = {float_leaf("out", {2, 3}), float_leaf("arg0", {2, 3}), float_leaf("arg1", {2, 3})};
+    rc.outputs = {float_leaf("out", {2, 3}), float_leaf("arg0", {2, 3}),
+                  float_leaf("arg1", {2, 3})};
   }
   return rc;
 }
@@ -90,11 +91,13 @@ class FuzzReferences final : public run::ReferenceSide {
     return std::make_shared<const run::CaseOutputs>(
         run::CaseOutputs{reference_case(false), reference_case(true), reference_case(false)});
   }
+
   kbx::Result<std::vector<run::CaseResult>> canonicalize(
       const suite::Task&, const std::vector<suite::ResolvedCall>&,
       const std::vector<const std::vector<OutputLeaf>*>&) override {
     return kbx::Error(kbx::ErrorKind::internal, "the fuzz task has no canonical form");
   }
+
   kbx::Result<std::vector<kbx::store::TimingRecord>> timings(const suite::Task& task,
                                                              bool& fresh) override {
     fresh = true;
@@ -109,8 +112,9 @@ class FuzzReferences final : public run::ReferenceSide {
     }
     return out;
   }
-  kbx::Result<run::CaseOutputs> fresh_outputs(const suite::Task&,
-                                              const std::vector<suite::ResolvedCall>& calls) override {
+
+  kbx::Result<run::CaseOutputs> fresh_outputs(
+      const suite::Task&, const std::vector<suite::ResolvedCall>& calls) override {
     run::CaseOutputs out;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       run::ReferenceCase rc;
@@ -135,10 +139,13 @@ class ScriptedChannel final : public run::CandidateChannel {
     script.pop_front();
     return r;
   }
+
   void kill() override {}
+
   std::optional<sandbox::ExitStatus> exit_status(std::chrono::milliseconds) override {
     return std::nullopt;
   }
+
   std::string log_tail(std::size_t) override { return {}; }
 };
 
@@ -154,7 +161,8 @@ sandbox::Frame with_op(const sandbox::Frame& f, const char* op) {
 void decode_every_way(const sandbox::Frame& frame, const kbx::compare::Contract& contract) {
   const auto& task = fuzz_task();
   auto calls = suite::resolve_cases(task, 0);
-  auto expected = run::CaseOutputs{reference_case(false), reference_case(true), reference_case(false)};
+  auto expected =
+      run::CaseOutputs{reference_case(false), reference_case(true), reference_case(false)};
   if (auto results = run::decode_case_results(with_op(frame, "cases"))) {
     for (const auto& r : results.value()) {
       (void)kbx::compare::compare_outputs(r.outputs, r.outputs, contract, &r.magnitude);
@@ -196,11 +204,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ScriptedChannel channel;
   sandbox::FrameReader reader;
   bool broken = false;
-  for (std::size_t at = 0; at < size && !broken && channel.script.size() < max_frames; at += chunk) {
+  for (std::size_t at = 0; at < size && !broken && channel.script.size() < max_frames;
+       at += chunk) {
     reader.feed(data + at, std::min(chunk, size - at));
     while (auto next = reader.next()) {
       if (!next->ok()) {
-        channel.script.push_back({std::nullopt, sandbox::ReadFailure::protocol, next->error().what()});
+        channel.script.push_back(
+            {std::nullopt, sandbox::ReadFailure::protocol, next->error().what()});
         broken = true;
         break;
       }
@@ -227,8 +237,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sandbox::GpuLock lock;
   run::JudgeContext ctx{options, references, lock, 1, "fuzz", nullptr};
   kbx::submit::Submission submission{"Math/abs.py", "def abs(x, out): ...", "fuzz", "line 1", 0};
-  auto result = run::evaluate_candidate(ctx, channel, submission, "fuzz-id", fuzz_task(),
-                                        contract.value());
+  auto result =
+      run::evaluate_candidate(ctx, channel, submission, "fuzz-id", fuzz_task(), contract.value());
   if (result.record.outcome.empty()) {
     __builtin_trap();  // every evaluation ends in an outcome
   }

@@ -25,4 +25,21 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t stop_after = m
 /// bytes; the caller adds where the text came from. Never throws for any input.
 Result<Json> parse_untrusted_json(std::string_view text);
 
+/// `j` as the integer type T when it is a JSON integer that T can hold; nullopt for anything else
+/// (a float, a bool, a string, an integer out of T's range). Use it on untrusted JSON instead of
+/// j.get<T>(), which casts a float or an out-of-range number unchecked: undefined behaviour
+/// (found by fuzz/worker_reply_fuzz.cpp: {"offset": 2.4e107}).
+template <std::integral T>
+std::optional<T> json_integer(const Json& j) {
+  if (j.is_number_unsigned()) {
+    auto v = j.get<std::uint64_t>();
+    return std::in_range<T>(v) ? std::optional<T>(static_cast<T>(v)) : std::nullopt;
+  }
+  if (j.is_number_integer()) {
+    auto v = j.get<std::int64_t>();
+    return std::in_range<T>(v) ? std::optional<T>(static_cast<T>(v)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace kbx

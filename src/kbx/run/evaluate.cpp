@@ -223,7 +223,13 @@ struct Evaluation {
       finish(Outcome::compile_error, kind, detail);
       return false;
     }
-    handle = h.value("handle", 0);
+    // json_integer, not value<int>(): a float handle would be cast unchecked.
+    auto loaded_handle = json_integer<int>(h.value("handle", Json(0)));
+    if (!loaded_handle) {
+      violation("load", "the 'loaded' reply's handle is not an integer");
+      return false;
+    }
+    handle = *loaded_handle;
     return true;
   }
 

@@ -100,15 +100,25 @@ Result<std::vector<CaseResult>> decode_results(const sandbox::Frame& reply, cons
   try {
     for (const auto& r : reply.header["results"]) {
       CaseResult c;
-      c.index = r.at("index").get<int>();
+      auto index = json_integer<int>(r.at("index"));
+      if (!index) {
+        return Error(ErrorKind::protocol, "a case result's index is not an integer");
+      }
+      c.index = *index;
       auto status = parse_case_status(r.at("status").get<std::string>());
       if (!status) {
         return Error(ErrorKind::protocol, "unknown case status {}", r.at("status").dump());
       }
       c.status = *status;
       c.time_ms = r.value("time_ms", 0.0);
-      c.triton_launches = r.value("triton_launches", std::int64_t{0});
-      c.torch_ops = r.value("torch_ops", std::int64_t{0});
+      auto launches = json_integer<std::int64_t>(r.value("triton_launches", Json(0)));
+      auto torch_ops = json_integer<std::int64_t>(r.value("torch_ops", Json(0)));
+      if (!launches || !torch_ops) {
+        return Error(ErrorKind::protocol, "case {}: a launch or operator count is not an integer",
+                     c.index);
+      }
+      c.triton_launches = *launches;
+      c.torch_ops = *torch_ops;
       if (r.contains("triton_output")) {
         c.triton_output = r.at("triton_output").get<bool>();
       }
@@ -169,11 +179,20 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
   try {
     for (const auto& r : reply.header["results"]) {
       store::TimingRecord t;
-      t.workload = r.at("index").get<int>();
+      auto index = json_integer<int>(r.at("index"));
+      if (!index) {
+        return Error(ErrorKind::protocol, "a timing result's index is not an integer");
+      }
+      t.workload = *index;
       t.status = r.at("status").get<std::string>();
       if (t.status == "ok") {
         t.samples_ms = r.at("samples_ms").get<std::vector<double>>();
-        t.warmup_calls = r.value("warmup_calls", 0);
+        auto warmup_calls = json_integer<int>(r.value("warmup_calls", Json(0)));
+        if (!warmup_calls) {
+          return Error(ErrorKind::protocol, "workload {}: warmup_calls is not an integer",
+                       t.workload);
+        }
+        t.warmup_calls = *warmup_calls;
         if (r.contains("bracket_ms")) {
           t.bracket_ms = r.at("bracket_ms").get<std::vector<double>>();
         }
@@ -183,7 +202,12 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
             return Error(ErrorKind::protocol, "workload {}: {}", t.workload, kernels.error().what());
           }
           t.kernels = std::move(kernels).value();
-          t.kernel_calls = r.at("kernel_calls").get<int>();
+          auto kernel_calls = json_integer<int>(r.at("kernel_calls"));
+          if (!kernel_calls) {
+            return Error(ErrorKind::protocol, "workload {}: kernel_calls is not an integer",
+                         t.workload);
+          }
+          t.kernel_calls = *kernel_calls;
           t.kernel_busy_ms = r.at("kernel_busy_ms").get<double>();
           t.bracket_kernel_ms = r.value("bracket_kernel_ms", std::vector<double>{});
         }

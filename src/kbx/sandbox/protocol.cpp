@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "kbx/common/strings.h"
+
 namespace kbx::sandbox {
 namespace {
 
@@ -28,6 +30,9 @@ std::uint64_t get_le(const std::uint8_t* p, int bytes) {
   }
   return v;
 }
+
+/// A value of an untrusted reply for a message: its JSON text, cut to 200 bytes.
+std::string excerpt(const Json& j) { return printable(j.dump(), 200); }
 
 bool send_all(int fd, const std::uint8_t* data, std::size_t size, int pass_fd) {
   std::size_t sent = 0;
@@ -181,33 +186,41 @@ Result<TensorBlob> decode_tensor(const Json& desc, const std::vector<std::uint8_
     TensorBlob t;
     auto dtype = parse_dtype(desc.at("dtype").get<std::string>());
     if (!dtype) {
-      return Error(ErrorKind::protocol, "unknown dtype {}", desc.at("dtype").dump());
+      return Error(ErrorKind::protocol, "unknown dtype {}", excerpt(desc.at("dtype")));
     }
     t.dtype = *dtype;
-    t.shape = desc.at("shape").get<std::vector<std::int64_t>>();
     t.device = desc.value("device", "");
-    auto offset = desc.at("offset").get<std::uint64_t>();
-    auto nbytes = desc.at("nbytes").get<std::uint64_t>();
+    // json_integer, not get<T>(): a float or out-of-range number would be cast unchecked.
+    auto offset = json_integer<std::uint64_t>(desc.at("offset"));
+    auto nbytes = json_integer<std::uint64_t>(desc.at("nbytes"));
+    if (!offset || !nbytes || !desc.at("shape").is_array()) {
+      return Error(ErrorKind::protocol,
+                   "bad tensor descriptor {}: it needs a shape list and integers offset and nbytes",
+                   excerpt(desc));
+    }
     std::uint64_t expected_nbytes = element_size(t.dtype);
     bool overflow = false;
-    for (auto d : t.shape) {
-      if (d < 0) {
-        return Error(ErrorKind::protocol, "negative dimension in {}", desc.dump());
+    for (const auto& entry : desc["shape"]) {
+      auto d = json_integer<std::int64_t>(entry);
+      if (!d || *d < 0) {
+        return Error(ErrorKind::protocol, "{} dimension in {}", d ? "negative" : "non-integer",
+                     excerpt(desc));
       }
-      overflow = overflow || __builtin_mul_overflow(expected_nbytes, static_cast<std::uint64_t>(d),
+      t.shape.push_back(*d);
+      overflow = overflow || __builtin_mul_overflow(expected_nbytes, static_cast<std::uint64_t>(*d),
                                                     &expected_nbytes);
     }
     // Written so that no sum or product can wrap around: the worker is not trusted.
-    if (overflow || nbytes != expected_nbytes || offset > payload.size() ||
-        nbytes > payload.size() - offset) {
-      return Error(ErrorKind::protocol, "tensor {} does not fit its payload of {} bytes", desc.dump(),
-                   payload.size());
+    if (overflow || *nbytes != expected_nbytes || *offset > payload.size() ||
+        *nbytes > payload.size() - *offset) {
+      return Error(ErrorKind::protocol, "tensor {} does not fit its payload of {} bytes",
+                   excerpt(desc), payload.size());
     }
-    t.data.assign(payload.begin() + static_cast<std::ptrdiff_t>(offset),
-                  payload.begin() + static_cast<std::ptrdiff_t>(offset + nbytes));
+    t.data.assign(payload.begin() + static_cast<std::ptrdiff_t>(*offset),
+                  payload.begin() + static_cast<std::ptrdiff_t>(*offset + *nbytes));
     return t;
   } catch (const Json::exception& e) {
-    return Error(ErrorKind::protocol, "bad tensor descriptor {}: {}", desc.dump(), e.what());
+    return Error(ErrorKind::protocol, "bad tensor descriptor {}: {}", excerpt(desc), e.what());
   }
 }
 
@@ -221,12 +234,12 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
     OutputLeaf leaf;
     if (!o.is_object() || !o.contains("path") || !o.contains("kind") || !o["path"].is_string() ||
         !o["kind"].is_string()) {
-      return Error(ErrorKind::protocol, "bad output leaf {}", o.dump());
+      return Error(ErrorKind::protocol, "bad output leaf {}", excerpt(o));
     }
     leaf.path = o["path"].get<std::string>();
     auto kind = parse_leaf_kind(o["kind"].get<std::string>());
     if (!kind) {
-      return Error(ErrorKind::protocol, "unknown leaf kind in {}", o.dump());
+      return Error(ErrorKind::protocol, "unknown leaf kind in {}", excerpt(o));
     }
     leaf.kind = *kind;
     if (leaf.kind == LeafKind::tensor) {
@@ -238,7 +251,7 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
     } else if (leaf.kind == LeafKind::scalar) {
       Json dtype = o.value("dtype", Json("float64"));
       if (!dtype.is_string()) {
-        return Error(ErrorKind::protocol, "bad scalar dtype in {}", o.dump());
+        return Error(ErrorKind::protocol, "bad scalar dtype in {}", excerpt(o));
       }
       leaf.value = Json{{"dtype", dtype}, {"value", o.value("value", Json())}};
     } else if (leaf.kind != LeafKind::none) {

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "kbx/common/expr.h"
 #include "kbx/common/hash.h"
+#include "kbx/common/json.h"
 #include "kbx/common/strings.h"
 #include "kbx/suite/suite.h"
 
@@ -140,16 +143,48 @@ Json resolve_value(const Json& spec, const ExprVars& vars, const std::string& wh
   return out;
 }
 
+/// `v` as an integer of type T; an error naming the field otherwise. (get<int>() would cast a float
+/// such as 1e300 unchecked: undefined behaviour, found by fuzz/task_fuzz.cpp.)
+template <std::integral T>
+T integer_value(const Json& v, const char* field, const std::string& where) {
+  auto n = json_integer<T>(v);
+  if (!n) {
+    throw Error(ErrorKind::suite, "{}: '{}' must be an integer (got {})", where, field,
+                printable(v.dump(), 80));
+  }
+  return *n;
+}
+
 template <typename T>
 T get_field(const Json& j, const char* field, const std::string& where) {
   if (!j.contains(field)) {
     throw Error(ErrorKind::suite, "{}: missing field '{}'", where, field);
   }
-  try {
-    return j[field].get<T>();
-  } catch (const Json::exception& e) {
-    throw Error(ErrorKind::suite, "{}: field '{}' has the wrong type ({})", where, field, e.what());
+  if constexpr (std::is_integral_v<T>) {
+    return integer_value<T>(j[field], field, where);
+  } else {
+    try {
+      return j[field].get<T>();
+    } catch (const Json::exception& e) {
+      throw Error(ErrorKind::suite, "{}: field '{}' has the wrong type ({})", where, field,
+                  e.what());
+    }
   }
+}
+
+/// An optional list of integers.
+std::vector<int> integer_list(const Json& j, const char* field, const std::string& where) {
+  std::vector<int> out;
+  if (!j.contains(field)) {
+    return out;
+  }
+  if (!j[field].is_array()) {
+    throw Error(ErrorKind::suite, "{}: '{}' must be a list of integers", where, field);
+  }
+  for (const auto& v : j[field]) {
+    out.push_back(integer_value<int>(v, field, where));
+  }
+  return out;
 }
 
 /// An optional list of non-empty strings.
@@ -255,14 +290,14 @@ Task parse_task(std::string_view text, const fs::path& dir, const std::string& k
   }
   task.entry = get_field<std::string>(j, "entry", where);
   task.category = get_field<std::string>(j, "category", where);
-  task.difficulty = j.value("difficulty", 0);
+  task.difficulty = j.contains("difficulty") ? get_field<int>(j, "difficulty", where) : 0;
   task.signature = get_field<std::string>(j, "signature", where);
   task.description = get_field<std::string>(j, "description", where);
   task.notes = j.value("notes", "");
   task.dtypes = j.value("dtypes", std::vector<std::string>{});
   task.precision = j.value("precision", Json("default"));
   task.kernelbenchx_precision = j.value("kernelbenchx_precision", Json(nullptr));
-  task.mutated_args = j.value("mutated_args", std::vector<int>{});
+  task.mutated_args = integer_list(j, "mutated_args", where);
   task.mutated_kwargs = name_list(j, "mutated_kwargs", where);
   task.errata = name_list(j, "errata", where);
   task.canonical = j.value("canonical", "");

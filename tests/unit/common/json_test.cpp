@@ -56,5 +56,24 @@ TEST(ParseUntrustedJson, ErrorsArePrintableAndShort) {
   EXPECT_LT(why.size(), 400U);
 }
 
+TEST(JsonInteger, ReturnsIntegersTheTypeCanHold) {
+  EXPECT_EQ(json_integer<int>(Json(42)), 42);
+  EXPECT_EQ(json_integer<int>(Json(-7)), -7);
+  EXPECT_EQ(json_integer<std::uint64_t>(Json(std::uint64_t{1} << 63)), std::uint64_t{1} << 63);
+  EXPECT_EQ(json_integer<std::int64_t>(Json(std::int64_t{-1} << 62)), std::int64_t{-1} << 62);
+}
+
+// nlohmann's get<T>() casts a float or an out-of-range number unchecked: undefined behaviour.
+TEST(JsonInteger, RefusesFloatsOutOfRangeNumbersAndOtherTypes) {
+  EXPECT_EQ(json_integer<std::uint64_t>(Json(2.4e107)), std::nullopt);
+  EXPECT_EQ(json_integer<int>(Json(1.0)), std::nullopt);
+  EXPECT_EQ(json_integer<int>(Json(std::int64_t{1} << 40)), std::nullopt);
+  EXPECT_EQ(json_integer<std::int64_t>(Json(std::uint64_t{1} << 63)), std::nullopt);
+  EXPECT_EQ(json_integer<std::uint64_t>(Json(-1)), std::nullopt);
+  EXPECT_EQ(json_integer<int>(Json(true)), std::nullopt);
+  EXPECT_EQ(json_integer<int>(Json("3")), std::nullopt);
+  EXPECT_EQ(json_integer<int>(Json()), std::nullopt);
+}
+
 }  // namespace
 }  // namespace kbx

@@ -377,6 +377,18 @@ TEST_F(JudgeTest, RepliesOfTheWrongKindAreViolations) {
   EXPECT_EQ(evaluate().outcome, "protocol_violation");
 }
 
+// A float handle was read with value<int>(), an unchecked cast (undefined behaviour for 1e300).
+TEST_F(JudgeTest, ALoadedReplyWhoseHandleIsNotAnIntegerIsAViolation) {
+  for (const Json& bad : {Json(1e300), Json(1.5), Json("1")}) {
+    channel_.script.clear();
+    channel_.say(frame(Json{{"op", "loaded"}, {"ok", true}, {"handle", bad}}));
+    channel_.say(honest_cases());
+    auto rec = evaluate();
+    EXPECT_EQ(rec.outcome, "protocol_violation") << bad.dump();
+    EXPECT_CONTAINS(rec.detail, "handle") << rec.detail;
+  }
+}
+
 TEST_F(JudgeTest, NoTritonLaunchIsNotTriton) {
   std::vector<std::uint8_t> payload;
   Json results = Json::array();

@@ -123,6 +123,20 @@ TEST(DecodeCaseResults, ResultWithIllTypedNumbersIsAnError) {
       cases_reply(Json::array({{{"index", 0}, {"status", "ok"}, {"triton_launches", nullptr}}})));
 }
 
+// Found by fuzz/worker_reply_fuzz.cpp: get<int>() and value<std::int64_t>() cast floats unchecked
+// (undefined behaviour for 1e300); an index or count must be an integer its type can hold.
+TEST(DecodeCaseResults, FloatOrOutOfRangeIndexesAndCountsAreErrors) {
+  for (const Json& bad : {Json(1e300), Json(0.5), Json(std::uint64_t{1} << 63)}) {
+    EXPECT_CONTAINS(case_error(cases_reply(Json::array({{{"index", bad}, {"status", "ok"}}}))),
+                    "index is not an integer");
+    for (const char* field : {"triton_launches", "torch_ops"}) {
+      EXPECT_CONTAINS(
+          case_error(cases_reply(Json::array({{{"index", 0}, {"status", "ok"}, {field, bad}}}))),
+          "is not an integer");
+    }
+  }
+}
+
 TEST(DecodeCaseResults, UnknownStatusIsAnError) {
   EXPECT_CONTAINS(case_error(cases_reply(Json::array({{{"index", 0}, {"status", "maybe"}}}))),
                   "unknown case status \"maybe\"");
@@ -192,6 +206,18 @@ TEST(DecodeTimings, MalformedResultsAreErrors) {
   timings_error(timings_reply(Json::array({{{"status", "ok"}, {"samples_ms", {1.0}}}})));
   timings_error(
       timings_reply(Json::array({{{"index", 0}, {"status", "error"}, {"error", "boom"}}})));
+}
+
+TEST(DecodeTimings, FloatOrOutOfRangeIndexesAndCountsAreErrors) {
+  for (const Json& bad : {Json(1e300), Json(-0.5), Json(std::int64_t{1} << 40)}) {
+    EXPECT_CONTAINS(timings_error(timings_reply(
+                        Json::array({{{"index", bad}, {"status", "ok"}, {"samples_ms", {1.0}}}}))),
+                    "index is not an integer");
+    EXPECT_CONTAINS(
+        timings_error(timings_reply(Json::array(
+            {{{"index", 0}, {"status", "ok"}, {"samples_ms", {1.0}}, {"warmup_calls", bad}}}))),
+        "warmup_calls is not an integer");
+  }
 }
 
 TEST(DescribeWorkerError, JoinsTypeAndMessage) {

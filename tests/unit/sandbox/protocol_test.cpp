@@ -323,6 +323,26 @@ TEST(DecodeTensor, MissingOrIllTypedFieldsAreErrors) {
   EXPECT_FALSE(decode_tensor(Json("tensor"), Bytes(4, 0)).ok());
 }
 
+// Found by fuzz/worker_reply_fuzz.cpp: get<std::uint64_t>() on {"offset": 2.4e107} cast a float
+// out of range (undefined behaviour); floats and out-of-range numbers are now protocol errors.
+TEST(DecodeTensor, FloatOrOutOfRangeOffsetsNbytesAndDimensionsAreErrors) {
+  for (const Json& bad : {Json(2.4e107), Json(4.0), Json(-1), Json(true)}) {
+    for (const char* field : {"offset", "nbytes"}) {
+      Json desc = tensor_desc("float32", {1}, 0, 4);
+      desc[field] = bad;
+      auto t = decode_tensor(desc, Bytes(4, 0));
+      ASSERT_FALSE(t.ok()) << field << " " << bad.dump();
+      EXPECT_CONTAINS(t.error().what(), "integers offset and nbytes");
+    }
+    Json desc = tensor_desc("float32", Json::array({bad}), 0, 4);
+    auto t = decode_tensor(desc, Bytes(4, 0));
+    ASSERT_FALSE(t.ok()) << bad.dump();
+    EXPECT_CONTAINS(t.error().what(), " dimension in ");
+  }
+  auto t = decode_tensor(tensor_desc("float32", Json::array({1e300, 1e300}), 0, 4), Bytes(4, 0));
+  EXPECT_FALSE(t.ok());
+}
+
 // --- leaves -------------------------------------------------------------------------------------
 
 TEST(DecodeLeaves, DecodesEachKindInOrder) {
