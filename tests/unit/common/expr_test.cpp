@@ -142,5 +142,27 @@ TEST(EvalExpr, MalformedTextIsAnError) {
   EXPECT_NE(error_of("min(1, 2").find("missing ')' after arguments of min()"), std::string::npos);
 }
 
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) {
+    out += text;
+  }
+  return out;
+}
+
+// 200,000 '(' in a task.json's perf model overflowed the stack of the recursive-descent parser.
+TEST(EvalExpr, NestingDeeperThan200LevelsIsAnErrorNotAStackOverflow) {
+  for (const std::string& text :
+       {repeat("(", 200'000) + "1" + repeat(")", 200'000), repeat("-", 200'000) + "1",
+        repeat("2**", 100'000) + "1", repeat("min(", 50'000)}) {
+    std::string message = error_of(text);
+    EXPECT_NE(message.find("nested deeper than 200 levels"), std::string::npos) << message;
+    EXPECT_LT(message.size(), 400U);
+  }
+  auto ok = eval_expr(repeat("(", 150) + "1" + repeat(")", 150), {});
+  ASSERT_TRUE(ok.ok()) << ok.error().what();
+  EXPECT_EQ(*ok, 1.0);
+}
+
 }  // namespace
 }  // namespace kbx
