@@ -95,11 +95,11 @@ def worker_reply_seeds() -> None:
     timings = frame({"op": "timings", "results": [
         {"index": i, "status": "ok", "samples_ms": [0.01, 0.011], "warmup_calls": 3,
          "bracket_ms": [0.02, 0.021]} for i in range(2)]})
-    recheck_payload = struct.pack("<1024f", *[0.0] * 1024)
+    recheck_payload = struct.pack("<1024f", *[0.5 * i - 1 for i in range(1024)])
     recheck = frame({"op": "cases", "results": [
         {"index": 0, "status": "ok", "time_ms": 1, "triton_launches": 1,
          "outputs": [{"path": "out", "kind": "tensor",
-                      "tensor": {"dtype": "float32", "shape": [1024], "device": "cuda:0", "offset": 0,
+                      "tensor": {"dtype": "float32", "shape": [1024], "device": "cpu", "offset": 0,
                                  "nbytes": 4096}}]}]}, recheck_payload)
     write("worker_reply", "honest_cpu", b"\x00" + loaded + cases)
     write("worker_reply", "honest_cuda_chunked", b"\x15" + loaded + cases + timings + recheck)
@@ -116,7 +116,7 @@ def worker_reply_seeds() -> None:
                                                           "offset": 0, "nbytes": 4}}]
     odd = frame({"op": "cases", "results": [
         {"index": 0, "status": "ok", "outputs": leaves, "magnitude": [], "canonical": []},
-        {"index": 1, "status": "not_run"}, {"index": 2, "status": "ok", "outputs": []}]}, b"\x80\x3f\x00\x7f")
+        raised, {"index": 2, "status": "ok", "outputs": []}]}, b"\x80\x3f\x00\x7f")
     write("worker_reply", "odd_leaves", b"\x00" + loaded + odd)
     write("worker_reply", "bad_prefix", b"\x00" + struct.pack("<IQ", 5, 1 << 40) + b"{}")
 
