@@ -37,6 +37,7 @@ class Recorder:
         self._count = lib.kbx_cupti_count
         self._get = lib.kbx_cupti_get
         self._dropped = lib.kbx_cupti_dropped
+        self._record = lib.kbx_cupti_record
         self._name = ctypes.c_char_p()
         self._u64 = [ctypes.c_uint64(), ctypes.c_uint64()]
         self._u32 = [ctypes.c_uint32(), ctypes.c_uint32()]
@@ -70,6 +71,36 @@ class Recorder:
     def dropped(self) -> int:
         return int(self._dropped())
 
+    def set_recording(self, on: bool) -> None:
+        """Pauses or resumes CUPTI's records (call with the device synchronised). Recording
+        costs tens of microseconds per launch and more per synchronisation, so timed calls run
+        paused (timing.py)."""
+        if self._record(1 if on else 0) != 0:
+            raise RuntimeError("the kernel inventory could not be paused or resumed")
+
+
+class paused:
+    """Context: the recorder (may be None) paused inside, after synchronize(); resumed after."""
+
+    def __init__(self, recorder: "Recorder | None", synchronize: Callable[[], None]):
+        self._recorder, self._synchronize = recorder, synchronize
+
+    def __enter__(self) -> None:
+        if self._recorder is not None:
+            self._synchronize()
+            self._recorder.set_recording(False)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._recorder is None:
+            return
+        try:
+            self._synchronize()
+        except BaseException:  # noqa: BLE001 - a dead context: the caller reports the fault
+            if exc[0] is None:
+                raise
+            return
+        self._recorder.set_recording(True)
+
 
 def _load(path: str) -> Any:
     lib = ctypes.CDLL(path)
@@ -79,6 +110,7 @@ def _load(path: str) -> Any:
     lib.kbx_cupti_pop.argtypes = [ctypes.c_int]
     lib.kbx_cupti_count.restype = ctypes.c_size_t
     lib.kbx_cupti_dropped.restype = ctypes.c_uint64
+    lib.kbx_cupti_record.argtypes = [ctypes.c_int]
     lib.kbx_cupti_get.argtypes = [ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
                                   ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
                                   ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),

@@ -68,44 +68,79 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                    settings: Settings, flush_buffer, recorder: Any = None
                    ) -> tuple[list[dict], bool]:
     """One result per workload, and whether a GPU fault killed the CUDA context on the way.
-    With the kernel inventory's `recorder`, each result also has the kernels of the timed calls
-    (`kernels`, over `kernel_calls` calls), their GPU busy time per call (`kernel_busy_ms`), and
-    per bracket call the span of its kernels (`bracket_kernel_ms`)."""
+
+    With the kernel inventory's `recorder`, every workload is timed with CUPTI detached (it slows
+    every launch and synchronisation, even with its records off), then each workload that timed
+    ok gets INVENTORY_CALLS more calls with CUPTI recording, on inputs built again from the same
+    seed (`inventory_calls`). One detach and one attach per request: each costs milliseconds."""
     results: list[dict] = []
     faulted = False
-    if device == "cuda" and workloads:
-        spin_up(flush_buffer, settings.spin_up_ms)
-    for w in workloads:
-        if device != "cuda":
-            results.append(_error(w, make_error("protocol_error", "timing needs a CUDA device")))
-        elif faulted:
-            results.append(_error(w, make_error("gpu_fault", "an earlier workload killed the "
-                                                             "CUDA context")))
-        else:
-            result = _time_one(entry, builders, w, settings, flush_buffer, recorder)
-            faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
-            results.append(result)
+    with inventory.paused(recorder if device == "cuda" else None, _synchronize):
+        if device == "cuda" and workloads:
+            spin_up(flush_buffer, settings.spin_up_ms)
+        for w in workloads:
+            if device != "cuda":
+                results.append(_error(w, make_error("protocol_error",
+                                                    "timing needs a CUDA device")))
+            elif faulted:
+                results.append(_error(w, make_error("gpu_fault", "an earlier workload killed "
+                                                                 "the CUDA context")))
+            else:
+                result = _time_one(entry, builders, w, settings, flush_buffer)
+                faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
+                results.append(result)
+    if recorder is not None and device == "cuda" and not faulted:
+        for i, (w, result) in enumerate(zip(workloads, results)):
+            if result["status"] != "ok":
+                continue
+            inventory_result = _inventory_one(entry, builders, w, settings, flush_buffer,
+                                              recorder)
+            if inventory_result["status"] != "ok":
+                results[i] = inventory_result
+                if inventory_result["error"]["kind"] == "gpu_fault":
+                    faulted = True
+                    break
+            else:
+                result.update(inventory_result["extra"])
     return results, faulted
 
 
+def _call_of(entry: Callable, builders: Any, workload: dict) -> Callable[[], Any]:
+    builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
+    args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
+    _manual_seed(workload["seed"])
+    return lambda: entry(*args, **kwargs)
+
+
+def _failed(workload: dict, e: BaseException) -> dict:
+    error = error_object(e)
+    if not is_gpu_fault(e):
+        _empty_cache()
+    return _error(workload, error)
+
+
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
-              flush_buffer, recorder: Any = None) -> dict:
+              flush_buffer) -> dict:
     try:
-        builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
-        args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
-        _manual_seed(workload["seed"])
-        call = lambda: entry(*args, **kwargs)  # noqa: E731
+        call = _call_of(entry, builders, workload)
         flush = flush_buffer if settings.flush_l2 else None
-        extra: dict = {}
-        samples, warmup_calls = sample(call, settings, flush, recorder, extra)
-        bracket = bracket_samples(call, flush, recorder=recorder, extra=extra)
+        samples, warmup_calls = sample(call, settings, flush)
+        bracket = bracket_samples(call, flush)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
-        error = error_object(e)
-        if not is_gpu_fault(e):
-            _empty_cache()
-        return _error(workload, error)
+        return _failed(workload, e)
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
-            "warmup_calls": warmup_calls, "bracket_ms": bracket, **extra}
+            "warmup_calls": warmup_calls, "bracket_ms": bracket}
+
+
+def _inventory_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
+                   flush_buffer, recorder: Any) -> dict:
+    try:
+        call = _call_of(entry, builders, workload)
+        extra: dict = {}
+        inventory_calls(call, flush_buffer if settings.flush_l2 else None, recorder, extra)
+    except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
+        return _failed(workload, e)
+    return {"status": "ok", "extra": extra}
 
 
 def spin_up(buffer, ms: float) -> None:
@@ -141,58 +176,67 @@ def _flush(buffer, recorder: Any) -> None:
         _zero(buffer)
 
 
-def sample(call: Callable[[], Any], settings: Settings, flush_buffer, recorder: Any = None,
-           extra: dict | None = None) -> tuple[list[float], int]:
-    """Warms `call` up, then times it; returns (samples in ms, warm-up calls). With a recorder,
-    `extra` gets the timed calls' kernels and GPU busy time per call."""
+def sample(call: Callable[[], Any], settings: Settings, flush_buffer) -> tuple[list[float], int]:
+    """Warms `call` up, then times it with events; returns (samples in ms, warm-up calls)."""
     warmup_calls, best_ms = _warm_up(call, settings)
     count = plan_samples(settings, best_ms)
     events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
-    if recorder is not None:
-        _synchronize()
-        recorder.clear()
     for start, end in events:
-        _flush(flush_buffer, recorder)
+        _flush(flush_buffer, None)
         _record(start)
         call()
         _record(end)
     _synchronize()
-    if recorder is not None and extra is not None:
-        records = [r for r in recorder.records() if r[4] != inventory.HARNESS]
-        extra["kernels"] = inventory.summarize(records)
-        extra["kernel_calls"] = count
-        extra["kernel_busy_ms"] = inventory.busy_ns(records) / 1e6 / count
     return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
 
 
 BRACKET_SAMPLES = 3
+INVENTORY_CALLS = 3
 
 
-def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES,
-                    recorder: Any = None, extra: dict | None = None) -> list[float]:
+def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES
+                    ) -> list[float]:
     """Wall times of `call` between two device-wide synchronisations (ms), L2 flushed first.
 
     Events time one stream; these cover all work the call caused, on any stream or thread. kbx
-    compares the two and times by these when the work escaped the events' stream. With a
-    recorder, `extra["bracket_kernel_ms"]` gets each call's kernel span (first start to last end).
+    compares the two and times by these when the work escaped the events' stream.
     """
-    out, spans = [], []
+    out = []
     for _ in range(count):
-        _flush(flush_buffer, recorder)
+        _flush(flush_buffer, None)
         _synchronize()
-        if recorder is not None:
-            recorder.clear()
         start = _perf_counter()
         call()
         _synchronize()
         out.append((_perf_counter() - start) * 1e3)
-        if recorder is not None:
-            records = [r for r in recorder.records() if r[4] != inventory.HARNESS]
-            spans.append((max(r[2] for r in records) - min(r[1] for r in records)) / 1e6
-                         if records else 0.0)
-    if recorder is not None and extra is not None:
-        extra["bracket_kernel_ms"] = spans
     return out
+
+
+def inventory_calls(call: Callable[[], Any], flush_buffer, recorder: Any, extra: dict,
+                    count: int = INVENTORY_CALLS) -> None:
+    """Calls `call` `count` times with CUPTI recording, each between two device-wide
+    synchronisations (L2 flushed first, the flush tagged as the harness's), and puts into `extra`:
+    the kernels they ran (`kernels`, over `kernel_calls` calls), the GPU's busy time per call
+    (`kernel_busy_ms`: the union of the kernels' intervals), and per call its wall time
+    (`inventory_ms`) and its kernels' span, first start to last end (`inventory_kernel_ms`)."""
+    walls, spans, kept = [], [], []
+    for _ in range(count):
+        _flush(flush_buffer, recorder)
+        _synchronize()
+        recorder.clear()
+        start = _perf_counter()
+        call()
+        _synchronize()
+        walls.append((_perf_counter() - start) * 1e3)
+        records = [r for r in recorder.records() if r[4] != inventory.HARNESS]
+        spans.append((max(r[2] for r in records) - min(r[1] for r in records)) / 1e6
+                     if records else 0.0)
+        kept += records
+    extra["kernels"] = inventory.summarize(kept)
+    extra["kernel_calls"] = count
+    extra["kernel_busy_ms"] = inventory.busy_ns(kept) / 1e6 / count
+    extra["inventory_ms"] = walls
+    extra["inventory_kernel_ms"] = spans
 
 
 def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float]:

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,8 @@ struct KernelRecord {
 struct Api {
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
   decltype(&cuptiActivityEnable) enable = nullptr;
+  decltype(&cuptiActivityDisable) disable = nullptr;
+  decltype(&cuptiFinalize) finalize = nullptr;
   decltype(&cuptiActivityFlushAll) flush_all = nullptr;
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   decltype(&cuptiActivityPushExternalCorrelationId) push = nullptr;
@@ -52,6 +55,9 @@ struct Api {
 std::mutex mutex;  // guards everything below; CUPTI calls buffer_completed from its own thread
 Api api;
 bool started = false;
+std::mutex toggle_mutex;  // serialises kbx_cupti_record
+std::atomic<bool> recording{false};  // attached and recording (push, pop, flush only then)
+bool with_api_records = false;
 std::string error = "kbx_cupti_start was not called";
 std::vector<KernelRecord> kernels;
 std::unordered_set<std::uint32_t> triton_correlations;
@@ -135,6 +141,8 @@ int kbx_cupti_start(const char* libcupti_path, int api_records) {
   Api a;
   if (!resolve(lib, "cuptiActivityRegisterCallbacks", a.register_callbacks) ||
       !resolve(lib, "cuptiActivityEnable", a.enable) ||
+      !resolve(lib, "cuptiActivityDisable", a.disable) ||
+      !resolve(lib, "cuptiFinalize", a.finalize) ||
       !resolve(lib, "cuptiActivityFlushAll", a.flush_all) ||
       !resolve(lib, "cuptiActivityGetNextRecord", a.next_record) ||
       !resolve(lib, "cuptiActivityPushExternalCorrelationId", a.push) ||
@@ -162,7 +170,60 @@ int kbx_cupti_start(const char* libcupti_path, int api_records) {
     return -1;
   }
   started = true;
+  recording = true;
+  with_api_records = api_records != 0;
   error.clear();
+  return 0;
+}
+
+/// Pauses (on = 0) or resumes (on = 1) recording. CUPTI attached to a process slows every launch
+/// by tens of microseconds and every synchronisation by more (measured on an H200), even with its
+/// activity kinds disabled, so pausing detaches CUPTI from the process (cuptiFinalize, after a
+/// flush; call with the device synchronised) and resuming attaches it again. While paused, push,
+/// pop, flush and the timestamp do nothing (any CUPTI call would attach it again). 0 on success
+/// (also when already in that state); -1 otherwise.
+int kbx_cupti_record(int on) {
+  // Not `mutex`: CUPTI delivers buffers (buffer_completed takes it) inside flush and finalize.
+  std::lock_guard<std::mutex> lock(toggle_mutex);
+  if (!started) {
+    return -1;
+  }
+  if ((on != 0) == recording.load()) {
+    return 0;
+  }
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                           CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  if (with_api_records) {
+    kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+    kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  CUptiResult r = CUPTI_SUCCESS;
+  if (on == 0) {
+    recording = false;
+    for (auto kind : kinds) {
+      if (r == CUPTI_SUCCESS) {
+        r = api.disable(kind);
+      }
+    }
+    if (r == CUPTI_SUCCESS) {
+      r = api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    }
+    if (r == CUPTI_SUCCESS) {
+      r = api.finalize();
+    }
+  } else {
+    r = api.register_callbacks(buffer_requested, buffer_completed);
+    for (auto kind : kinds) {
+      if (r == CUPTI_SUCCESS) {
+        r = api.enable(kind);
+      }
+    }
+    recording = r == CUPTI_SUCCESS;
+  }
+  if (r != CUPTI_SUCCESS) {
+    error = std::string("CUPTI ") + (on != 0 ? "attach: " : "detach: ") + describe(r);
+    return -1;
+  }
   return 0;
 }
 
@@ -174,6 +235,9 @@ int kbx_cupti_push(int tag) {
   if (!started) {
     return -1;
   }
+  if (!recording) {
+    return 0;
+  }
   auto kind = tag == 1 ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
   return api.push(kind, static_cast<std::uint64_t>(tag)) == CUPTI_SUCCESS ? 0 : -1;
 }
@@ -181,6 +245,9 @@ int kbx_cupti_push(int tag) {
 int kbx_cupti_pop(int tag) {
   if (!started) {
     return -1;
+  }
+  if (!recording) {
+    return 0;
   }
   auto kind = tag == 1 ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
   std::uint64_t id = 0;
@@ -192,6 +259,9 @@ int kbx_cupti_flush(void) {
   if (!started) {
     return -1;
   }
+  if (!recording) {
+    return 0;  // detached: everything was delivered when it detached
+  }
   CUptiResult r = api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   return r == CUPTI_SUCCESS ? 0 : -1;
 }
@@ -199,7 +269,7 @@ int kbx_cupti_flush(void) {
 /// CUPTI's clock (ns), the one kernel start and end times are on.
 std::uint64_t kbx_cupti_timestamp(void) {
   std::uint64_t t = 0;
-  if (started) {
+  if (started && recording) {
     api.timestamp(&t);
   }
   return t;

@@ -141,9 +141,11 @@ std::optional<std::string> find_inventory_violation(const store::TimingRecord& t
     return std::nullopt;
   }
   double busy = *t.kernel_busy_ms;
-  if (!std::isfinite(busy) || busy < 0 || t.kernel_calls != static_cast<int>(t.samples_ms.size())) {
-    return fmt::format("a kernel inventory of {} calls with {} ms busy, for {} samples",
-                       t.kernel_calls, busy, t.samples_ms.size());
+  auto calls = static_cast<std::size_t>(std::max(0, t.kernel_calls));
+  if (!std::isfinite(busy) || busy < 0 || t.kernel_calls < 1 || t.inventory_ms.size() != calls ||
+      t.inventory_kernel_ms.size() != calls) {
+    return fmt::format("a kernel inventory of {} calls with {} ms busy, {} wall times and {} spans",
+                       t.kernel_calls, busy, t.inventory_ms.size(), t.inventory_kernel_ms.size());
   }
   // Busy time is the union of kernel intervals: no more than the sum of their times.
   double summed = 0;
@@ -154,16 +156,22 @@ std::optional<std::string> find_inventory_violation(const store::TimingRecord& t
     return fmt::format("the GPU was busy {:.4f} ms per call, more than its kernels' {:.4f} ms",
                        busy, summed / std::max(1, t.kernel_calls));
   }
-  // A bracket call's kernels run between its two device-wide synchronisations.
-  if (!t.bracket_kernel_ms.empty() && t.bracket_kernel_ms.size() != t.bracket_ms.size()) {
-    return std::string("kernel spans do not match the bracket calls");
-  }
-  for (std::size_t b = 0; b < t.bracket_kernel_ms.size(); ++b) {
-    double span = t.bracket_kernel_ms[b];
-    if (!std::isfinite(span) || span < 0 || span > t.bracket_ms[b] * 1.01 + 0.05) {
-      return fmt::format("bracket call {} ran kernels for {:.4f} ms within {:.4f} ms", b, span,
-                         t.bracket_ms[b]);
+  // An inventory call's kernels run between its two device-wide synchronisations, and the GPU
+  // was busy no longer than the calls took.
+  double walls = 0;
+  for (std::size_t b = 0; b < calls; ++b) {
+    double span = t.inventory_kernel_ms[b];
+    double wall = t.inventory_ms[b];
+    if (!std::isfinite(wall) || wall <= 0 || !std::isfinite(span) || span < 0 ||
+        span > wall * 1.01 + 0.05) {
+      return fmt::format("inventory call {} ran kernels for {:.4f} ms within {:.4f} ms", b, span,
+                         wall);
     }
+    walls += wall;
+  }
+  if (busy * t.kernel_calls > walls * 1.01 + 0.05) {
+    return fmt::format("the GPU was busy {:.4f} ms per call, longer than the calls' {:.4f} ms",
+                       busy, walls / t.kernel_calls);
   }
   return std::nullopt;
 }

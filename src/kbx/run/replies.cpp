@@ -209,7 +209,8 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           }
           t.kernel_calls = *kernel_calls;
           t.kernel_busy_ms = r.at("kernel_busy_ms").get<double>();
-          t.bracket_kernel_ms = r.value("bracket_kernel_ms", std::vector<double>{});
+          t.inventory_kernel_ms = r.at("inventory_kernel_ms").get<std::vector<double>>();
+          t.inventory_ms = r.at("inventory_ms").get<std::vector<double>>();
         }
         if (t.samples_ms.empty()) {
           t.status = "error";

@@ -85,13 +85,16 @@ struct TimingRecord {
   std::vector<double> bracket_ms;
   /// Stored in the note: the call's work escaped the timed stream, so samples_ms are the brackets.
   bool timed_by_bracket = false;
-  /// The kernel inventory of the timed calls (GPU with CUPTI): kernels over `kernel_calls` calls,
-  /// and the GPU's busy time per call (union of kernel intervals); per bracket call, the span of
-  /// its kernels. Checked against the samples and brackets, then stored per call as KernelUse.
+  /// The kernel inventory (GPU with CUPTI), from `kernel_calls` calls made after the timed ones
+  /// with CUPTI recording (it slows launches, so the timed calls run without): kernels, the GPU's
+  /// busy time per call (union of kernel intervals), and per call its kernels' span and its wall
+  /// time between two device-wide synchronisations. Checked against each other and the samples,
+  /// then stored per call as KernelUse.
   std::vector<KernelUse> kernels;
   int kernel_calls = 0;
   std::optional<double> kernel_busy_ms;
-  std::vector<double> bracket_kernel_ms;
+  std::vector<double> inventory_kernel_ms;
+  std::vector<double> inventory_ms;
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.

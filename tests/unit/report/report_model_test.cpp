@@ -30,7 +30,7 @@ EvaluationRecord passing(const std::string& id, std::int64_t session,
   e.call_ok = e.exe_ok = e.triton_ok = e.perf_ok = true;
   e.time_total_ms = 100;
   for (std::size_t w = 0; w < samples_per_workload.size(); ++w) {
-    e.timings.push_back({static_cast<int>(w), "ok", "", 3, samples_per_workload[w], {}, false, {}, 0, {}, {}});
+    e.timings.push_back({static_cast<int>(w), "ok", "", 3, samples_per_workload[w], {}, false, {}, 0, {}, {}, {}});
   }
   return e;
 }
@@ -73,9 +73,9 @@ struct Scenario {
     db->upsert_task({"Conv/conv2d.py", "Conv", "conv2d", "v1", 1, {{0, {{"C", 3}}, 2e9, 8e12}}});
     db->upsert_task({"Conv/pool.py", "Conv", "pool", "v1", 1, {{0, {{"C", 3}}, 1e9, 0}}});
     db->save_reference_timings(session, "Math/add.py",
-                               {{0, "ok", "", 3, {6, 6, 6}, {}, false, {}, 0, {}, {}}, {1, "ok", "", 3, {8, 7, 9}, {}, false, {}, 0, {}, {}}}, kGpu0);
-    db->save_reference_timings(session, "Math/mul.py", {{0, "ok", "", 3, {2, 2, 2}, {}, false, {}, 0, {}, {}}}, kGpu0);
-    db->save_reference_timings(session, "Conv/conv2d.py", {{0, "ok", "", 3, {10, 10}, {}, false, {}, 0, {}, {}}}, kGpu0);
+                               {{0, "ok", "", 3, {6, 6, 6}, {}, false, {}, 0, {}, {}, {}}, {1, "ok", "", 3, {8, 7, 9}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
+    db->save_reference_timings(session, "Math/mul.py", {{0, "ok", "", 3, {2, 2, 2}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
+    db->save_reference_timings(session, "Conv/conv2d.py", {{0, "ok", "", 3, {10, 10}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
     add_submission("sA", "Math/add.py", 0);
     add_submission("sB", "Math/mul.py", 1);
     add_submission("sC", "Conv/conv2d.py", 2);
@@ -263,7 +263,7 @@ TEST(ReportModel, ALaterEvaluationOfASubmissionReplacesTheEarlierOne) {
 TEST(ReportModel, SpeedupsUseTheReferenceTimingsOfTheEvaluationsReferenceSession) {
   Scenario s;
   std::int64_t later = s.db->begin_session({});
-  s.db->save_reference_timings(later, "Conv/conv2d.py", {{0, "ok", "", 3, {15}, {}, false, {}, 0, {}, {}}}, kGpu0);
+  s.db->save_reference_timings(later, "Conv/conv2d.py", {{0, "ok", "", 3, {15}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
   EvaluationRecord e = passing("sC2", s.session, {{5, 5, 5}});
   e.reference_session_id = later;  // timed in one session, its reference in another
   s.db->save_evaluation(e);
@@ -355,8 +355,8 @@ TEST(ReportModel, EachCandidateIsDividedByTheReferenceTimedOnItsOwnGpu) {
   auto db = store::Database::open(dir.path() / "kbx.db");
   std::int64_t session = db->begin_session({});
   db->upsert_task({"Math/add.py", "Math", "add", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e9}}});
-  db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {6}, {}, false, {}, 0, {}, {}}}, "cuda:0 NVIDIA H200");
-  db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {9}, {}, false, {}, 0, {}, {}}}, "cuda:1 NVIDIA H200");
+  db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {6}, {}, false, {}, 0, {}, {}, {}}}, "cuda:0 NVIDIA H200");
+  db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {9}, {}, false, {}, 0, {}, {}, {}}}, "cuda:1 NVIDIA H200");
   for (int gpu : {0, 1}) {
     std::string id = "s" + std::to_string(gpu);
     db->upsert_submission({id, "Math/add.py", "preds.jsonl", gpu, "code"});
@@ -367,7 +367,7 @@ TEST(ReportModel, EachCandidateIsDividedByTheReferenceTimedOnItsOwnGpu) {
     e.device = "cuda:" + std::to_string(gpu) + " NVIDIA H200";
     e.outcome = "ok";
     e.call_ok = e.exe_ok = e.triton_ok = e.perf_ok = true;
-    e.timings = {{0, "ok", "", 1, {3}, {}, false, {}, 0, {}, {}}};
+    e.timings = {{0, "ok", "", 1, {3}, {}, false, {}, 0, {}, {}, {}}};
     db->save_evaluation(e);
   }
   auto m = build_report_model(*db);

@@ -534,6 +534,8 @@ TEST_F(JudgePerfTest, TritonKernelsMustRunAShareOfTheGpuTime) {
                          {"samples_ms", {0.5}},
                          {"kernel_calls", 1},
                          {"kernel_busy_ms", 0.45},
+                         {"inventory_ms", {0.5}},
+                         {"inventory_kernel_ms", {0.45}},
                          {"kernels",
                           {{{"name", "sm90_gemm"}, {"origin", "other"}, {"launches", 1},
                             {"gpu_ms", other_ms}},
@@ -616,22 +618,22 @@ namespace kbx::run {
 namespace {
 
 TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscaped) {
-  store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false, {}, 0, {}, {}};
+  store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false, {}, 0, {}, {}, {}};
   EXPECT_FALSE(apply_stream_check(honest));
   EXPECT_EQ(honest.samples_ms, (std::vector<double>{1.0, 1.1, 0.9}));
 
-  store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}};
+  store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}, {}};
   EXPECT_FALSE(apply_stream_check(tiny));  // a host-bound small kernel: sync overhead only
 
-  store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false, {}, 0, {}, {}};
+  store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false, {}, 0, {}, {}, {}};
   EXPECT_TRUE(apply_stream_check(side));
   EXPECT_TRUE(side.timed_by_bracket);
   EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
 
-  store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}};
+  store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}, {}};
   EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
 
-  store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}};
+  store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}, {}};
   EXPECT_FALSE(apply_stream_check(none));
 }
 
@@ -643,28 +645,33 @@ TEST(ApplyStreamCheck, TakesBracketsWhenTheKernelsWereBusierThanTheEvents) {
   // Events and brackets agree (a side stream the brackets happen to hide), but CUPTI saw the GPU
   // busy 1 ms per call while the events said 0.1 ms.
   store::TimingRecord t{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16, 0.15}, false,
-                        {kernel("other", 2.0)}, 2, 1.0, {}};
+                        {kernel("other", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.1}};
   EXPECT_TRUE(apply_stream_check(t));
   EXPECT_TRUE(t.timed_by_bracket);
 
   store::TimingRecord agree{0, "ok", "", 2, {1.0, 1.0}, {1.05, 1.1, 1.1}, false,
-                            {kernel("triton", 1.9)}, 2, 0.95, {1.0, 1.0, 1.0}};
+                            {kernel("triton", 1.9)}, 2, 0.95, {1.0, 1.0}, {1.1, 1.05}};
   EXPECT_FALSE(apply_stream_check(agree));
   EXPECT_EQ(find_inventory_violation(agree), std::nullopt);
 }
 
 TEST(FindInventoryViolation, RefusesInventoriesThatContradictTheirTimings) {
-  auto with = [](int calls, double busy, double summed, std::vector<double> spans) {
-    return store::TimingRecord{0, "ok", "", 2, {1.0, 1.0}, {1.1, 1.1, 1.1}, false,
-                               {kernel("triton", summed)}, calls, busy, std::move(spans)};
+  auto with = [](int calls, double busy, double summed, std::vector<double> spans,
+                 std::vector<double> walls) {
+    return store::TimingRecord{0,     "ok", "", 2, {1.0, 1.0}, {1.1, 1.1, 1.1}, false,
+                               {kernel("triton", summed)}, calls, busy, std::move(spans),
+                               std::move(walls)};
   };
-  EXPECT_EQ(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 1.0, 1.0})), std::nullopt);
-  EXPECT_NE(find_inventory_violation(with(3, 1.0, 2.0, {})), std::nullopt);  // calls != samples
-  EXPECT_NE(find_inventory_violation(with(2, 1.5, 2.0, {})), std::nullopt);  // busy > summed
-  EXPECT_NE(find_inventory_violation(with(2, -1.0, 2.0, {})), std::nullopt);
-  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 5.0, 1.0})), std::nullopt);  // span > bracket
-  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0})), std::nullopt);  // spans != brackets
-  store::TimingRecord plain{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}};
+  EXPECT_EQ(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 1.0}, {1.1, 1.2})), std::nullopt);
+  EXPECT_NE(find_inventory_violation(with(3, 1.0, 2.0, {1.0, 1.0}, {1.1, 1.2})), std::nullopt);  // calls != spans
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 1.0}, {1.1})), std::nullopt);  // walls != calls
+  EXPECT_NE(find_inventory_violation(with(0, 0.0, 0.0, {}, {})), std::nullopt);  // no calls
+  EXPECT_NE(find_inventory_violation(with(2, 1.5, 2.0, {1.0, 1.0}, {2.0, 2.0})), std::nullopt);  // busy > summed
+  EXPECT_NE(find_inventory_violation(with(2, -1.0, 2.0, {1.0, 1.0}, {1.1, 1.2})), std::nullopt);
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 5.0}, {1.1, 1.2})), std::nullopt);  // span > wall
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {0.5, 0.5}, {0.5, 0.5})), std::nullopt);  // busy > walls
+  EXPECT_NE(find_inventory_violation(with(2, 1.0, 2.0, {1.0, 1.0}, {1.1, -1.0})), std::nullopt);
+  store::TimingRecord plain{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}, {}};
   EXPECT_EQ(find_inventory_violation(plain), std::nullopt);
 }
 

@@ -34,7 +34,7 @@ EvaluationRecord make_evaluation(int i, std::int64_t session, int samples_per_wo
     e.cases.push_back({c, "case" + std::to_string(c), "ok", "", "", "", 0, 0, 0, -1, 1.0});
   }
   for (int w = 0; w < workloads_per_evaluation; ++w) {
-    TimingRecord t{w, "ok", "", 3, {}, {}, false, {}, 0, {}, {}};
+    TimingRecord t{w, "ok", "", 3, {}, {}, false, {}, 0, {}, {}, {}};
     for (int s = 0; s < samples_per_workload; ++s) {
       t.samples_ms.push_back(i + w * 1e-3 + s * 1e-7);
     }
@@ -96,7 +96,7 @@ TEST(DatabaseConcurrency, ThreadsSharingOneDatabaseCanAllWriteAndRead) {
       for (int k = 0; k < per_thread; ++k) {
         int i = t * per_thread + k;
         db->save_evaluation(make_evaluation(i, session, 16));
-        db->save_reference_timings(session, "task" + std::to_string(i), {{0, "ok", "", 1, {1.0}, {}, false, {}, 0, {}, {}}});
+        db->save_reference_timings(session, "task" + std::to_string(i), {{0, "ok", "", 1, {1.0}, {}, false, {}, 0, {}, {}, {}}});
         EXPECT_TRUE(db->evaluated_submission_ids().count(submission_id(i)) == 1);
       }
     });

@@ -71,8 +71,8 @@ EvaluationRecord make_evaluation(const std::string& id, std::int64_t session) {
   e.cases = {{0, "rows_2x3", "ok", "", "", "", 0, 0, 0, -1, 0.5},
              {1, "big", "mismatch", "tolerance", "max abs err 0.1 at [3]", "out[0]", 0.1, 0.02, 7,
               3, 1.5}};
-  e.timings = {{0, "ok", "", 10, {0.1, 0.2, 0.30000000000000004}, {}, false, {}, 0, {}, {}},
-               {1, "error", "CUDA out of memory", 0, {}, {}, false, {}, 0, {}, {}}};
+  e.timings = {{0, "ok", "", 10, {0.1, 0.2, 0.30000000000000004}, {}, false, {}, 0, {}, {}, {}},
+               {1, "error", "CUDA out of memory", 0, {}, {}, false, {}, 0, {}, {}, {}}};
   return e;
 }
 
@@ -150,7 +150,7 @@ TEST(Evaluations, SamplesRoundTripExactlyIncludingExtremeValuesAndOrder) {
   for (int i = 0; i < 1000; ++i) {
     samples.push_back(std::nextafter(1.0, 2.0) + i * 1e-9);
   }
-  in.timings = {{3, "ok", "", 25, samples, {}, false, {}, 0, {}, {}}, {0, "ok", "", 1, {2.5}, {}, false, {}, 0, {}, {}}};
+  in.timings = {{3, "ok", "", 25, samples, {}, false, {}, 0, {}, {}, {}}, {0, "ok", "", 1, {2.5}, {}, false, {}, 0, {}, {}, {}}};
   f.db->save_evaluation(in);
   auto out = f.db->evaluations().at(0).timings;
   ASSERT_EQ(out.size(), 2U);
@@ -195,7 +195,7 @@ TEST(Evaluations, SavingAgainReplacesTheEarlierEvaluationWithItsCasesAndSamples)
   EvaluationRecord again = make_evaluation("s1", second_session);
   again.outcome = "incorrect";
   again.cases = {{0, "only", "mismatch", "shape", "", "", 0, 0, 0, -1, 0}};
-  again.timings = {{0, "ok", "", 1, {9.0}, {}, false, {}, 0, {}, {}}};
+  again.timings = {{0, "ok", "", 1, {9.0}, {}, false, {}, 0, {}, {}, {}}};
   f.db->save_evaluation(again);
 
   auto all = f.db->evaluations();
@@ -275,9 +275,9 @@ TEST(Evaluations, AnEvaluationWithoutReferenceSessionReadsBackAsZero) {
 TEST(ReferenceTimings, RoundTripPerSessionAndTask) {
   Fixture f;
   std::int64_t other = f.db->begin_session({});
-  std::vector<TimingRecord> add = {{0, "ok", "", 5, {1.5, 1.25, 1.75}, {}, false, {}, 0, {}, {}},
-                                   {1, "error", "timeout", 0, {}, {}, false, {}, 0, {}, {}}};
-  std::vector<TimingRecord> mul = {{0, "ok", "", 3, {9.0}, {}, false, {}, 0, {}, {}}};
+  std::vector<TimingRecord> add = {{0, "ok", "", 5, {1.5, 1.25, 1.75}, {}, false, {}, 0, {}, {}, {}},
+                                   {1, "error", "timeout", 0, {}, {}, false, {}, 0, {}, {}, {}}};
+  std::vector<TimingRecord> mul = {{0, "ok", "", 3, {9.0}, {}, false, {}, 0, {}, {}, {}}};
   f.db->save_reference_timings(f.session, "Math/add.py", add);
   f.db->save_reference_timings(f.session, "Math/mul.py", mul);
 
@@ -292,8 +292,8 @@ TEST(ReferenceTimings, RoundTripPerSessionAndTask) {
 TEST(ReferenceTimings, SavingAgainReplacesTheTaskTimingsOfThatSession) {
   Fixture f;
   f.db->save_reference_timings(f.session, "Math/add.py",
-                               {{0, "ok", "", 5, {1, 2}, {}, false, {}, 0, {}, {}}, {1, "ok", "", 5, {3}, {}, false, {}, 0, {}, {}}});
-  std::vector<TimingRecord> again = {{0, "ok", "", 2, {4.0}, {}, false, {}, 0, {}, {}}};
+                               {{0, "ok", "", 5, {1, 2}, {}, false, {}, 0, {}, {}, {}}, {1, "ok", "", 5, {3}, {}, false, {}, 0, {}, {}, {}}});
+  std::vector<TimingRecord> again = {{0, "ok", "", 2, {4.0}, {}, false, {}, 0, {}, {}, {}}};
   f.db->save_reference_timings(f.session, "Math/add.py", again);
   expect_same_timings(f.db->reference_timings(f.session, "Math/add.py").value(), again);
   EXPECT_EQ(raw_count(f.path, "reference_samples"), 1);
@@ -302,7 +302,7 @@ TEST(ReferenceTimings, SavingAgainReplacesTheTaskTimingsOfThatSession) {
 TEST(ReferenceTimings, TimingsOfAnUnknownSessionAreRefused) {
   Fixture f;
   EXPECT_THROW(
-      f.db->save_reference_timings(f.session + 7, "Math/add.py", {{0, "ok", "", 1, {1.0}, {}, false, {}, 0, {}, {}}}), Error);
+      f.db->save_reference_timings(f.session + 7, "Math/add.py", {{0, "ok", "", 1, {1.0}, {}, false, {}, 0, {}, {}, {}}}), Error);
   EXPECT_EQ(raw_count(f.path, "reference_timings"), 0);
 }
 
