@@ -596,9 +596,13 @@ struct Evaluation {
     }
     rec.timings = timings.value();
     std::vector<int> escaped;
+    std::string first_why;
     for (auto& t : rec.timings) {
       if (apply_stream_check(t)) {
         escaped.push_back(t.workload);
+        if (first_why.empty()) {
+          first_why = fmt::format("; workload {}: {}", t.workload, t.method_note);
+        }
       }
     }
     for (std::size_t i = 0; i < rec.timings.size(); ++i) {
@@ -616,8 +620,8 @@ struct Evaluation {
     if (!escaped.empty()) {
       rec.perf_note = fmt::format(
           "GPU work escaped the timed stream on workload(s) {} (side streams or threads); timed "
-          "there between device-wide synchronisations instead",
-          Json(escaped).dump());
+          "there between device-wide synchronisations instead{}",
+          Json(escaped).dump(), first_why);
     }
   }
 };

@@ -63,7 +63,11 @@ void insert_timings(Connection conn, const char* timing_sql, const char* sample_
   Statement timing(conn, timing_sql);
   Statement sample(conn, sample_sql);
   for (const TimingRecord& t : timings) {
-    timing.bind_all(key..., t.workload, t.status, t.error, t.warmup_calls).run();
+    timing
+        .bind_all(key..., t.workload, t.status, t.error, t.warmup_calls,
+                  std::string(t.timed_by_bracket ? "brackets" : "events"), t.method_note,
+                  t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms)
+        .run();
     std::int64_t timing_id = timing.last_insert_rowid();
     for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
       sample.bind_all(timing_id, static_cast<std::int64_t>(i), t.samples_ms[i]).run();
@@ -120,7 +124,8 @@ CaseRecord read_case(const Statement& st, int first) {
 }
 
 // One row of a timings-LEFT-JOIN-samples query, columns from `first`: workload_index, status,
-// error, warmup_calls, sample_index (NULL when the workload has no samples), time_ms.
+// error, warmup_calls, method, method_note, events_median_ms, brackets_min_ms, kernel_busy_ms,
+// sample_index (NULL when the workload has no samples), time_ms.
 // Rows must come ordered by workload, then sample.
 void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
   int workload = st.int32(first);
@@ -130,10 +135,18 @@ void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>
     t.status = st.text(first + 1);
     t.error = st.text(first + 2);
     t.warmup_calls = st.int32(first + 3);
+    t.timed_by_bracket = st.text(first + 4) == "brackets";
+    t.method_note = st.text(first + 5);
+    auto optional_real = [&](int column) -> std::optional<double> {
+      return st.is_null(column) ? std::nullopt : std::optional<double>(st.real(column));
+    };
+    t.events_median_ms = optional_real(first + 6);
+    t.brackets_min_ms = optional_real(first + 7);
+    t.kernel_busy_ms = optional_real(first + 8);
     out.push_back(std::move(t));
   }
-  if (!st.is_null(first + 4)) {
-    out.back().samples_ms.push_back(st.real(first + 5));
+  if (!st.is_null(first + 9)) {
+    out.back().samples_ms.push_back(st.real(first + 10));
   }
 }
 
@@ -151,6 +164,7 @@ void read_candidate_timings(Connection conn,
                             const std::map<std::string, EvaluationRecord*>& by_id) {
   Statement st(conn,
                "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
+               "t.method, t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
                "s.sample_index, s.time_ms FROM candidate_timings t "
                "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id "
                "ORDER BY t.submission_id, t.workload_index, s.sample_index");
@@ -196,7 +210,8 @@ void Database::save_evaluation(const EvaluationRecord& evaluation) {
     insert_kernels(conn, evaluation);
     insert_timings(conn,
                    "INSERT INTO candidate_timings (submission_id, workload_index, status, error, "
-                   "warmup_calls) VALUES (?, ?, ?, ?, ?)",
+                   "warmup_calls, method, method_note, events_median_ms, brackets_min_ms, "
+                   "kernel_busy_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    "INSERT INTO candidate_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    evaluation.timings, evaluation.submission_id);
@@ -241,7 +256,8 @@ void Database::save_reference_timings(std::int64_t session_id, const std::string
         .run();
     insert_timings(conn,
                    "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
-                   "status, error, warmup_calls) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   "status, error, warmup_calls, method, method_note, events_median_ms, "
+                   "brackets_min_ms, kernel_busy_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    timings, session_id, task_key, device);
@@ -254,8 +270,9 @@ std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_
                                                                      const std::string& device) {
   std::lock_guard lock(mutex_);
   Statement st(Connection{db_, &path_},
-               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, s.sample_index, "
-               "s.time_ms FROM reference_timings t "
+               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
+               "t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
+               "s.sample_index, s.time_ms FROM reference_timings t "
                "LEFT JOIN reference_samples s ON s.timing_id = t.timing_id "
                "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? "
                "ORDER BY t.workload_index, s.sample_index");

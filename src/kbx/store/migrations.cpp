@@ -152,10 +152,26 @@ CREATE TABLE kernels (
 CREATE INDEX kernels_by_submission ON kernels (submission_id);
 )sql";
 
-constexpr std::array<Migration, 3> all_migrations{{
+// Version 4: how each workload was timed (CUDA events, or device-synchronised brackets when work
+// escaped the events' stream), with what the stream check compared and the kernels' busy time.
+constexpr const char* timing_method_sql = R"sql(
+ALTER TABLE candidate_timings ADD COLUMN method TEXT NOT NULL DEFAULT 'events';
+ALTER TABLE candidate_timings ADD COLUMN method_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE candidate_timings ADD COLUMN events_median_ms REAL;
+ALTER TABLE candidate_timings ADD COLUMN brackets_min_ms REAL;
+ALTER TABLE candidate_timings ADD COLUMN kernel_busy_ms REAL;
+ALTER TABLE reference_timings ADD COLUMN method TEXT NOT NULL DEFAULT 'events';
+ALTER TABLE reference_timings ADD COLUMN method_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE reference_timings ADD COLUMN events_median_ms REAL;
+ALTER TABLE reference_timings ADD COLUMN brackets_min_ms REAL;
+ALTER TABLE reference_timings ADD COLUMN kernel_busy_ms REAL;
+)sql";
+
+constexpr std::array<Migration, 4> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
+    {4, "timing_method", timing_method_sql},
 }};
 
 }  // namespace

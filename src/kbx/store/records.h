@@ -83,7 +83,8 @@ struct TimingRecord {
   /// Not stored: wall times between device-wide synchronisations (timing.py bracket_samples),
   /// which cover work on every stream; judge.h's stream check compares them with samples_ms.
   std::vector<double> bracket_ms;
-  /// Stored in the note: the call's work escaped the timed stream, so samples_ms are the brackets.
+  /// The call's work escaped the timed stream, so samples_ms are the brackets (stored as
+  /// method 'brackets', with the reason in method_note).
   bool timed_by_bracket = false;
   /// The kernel inventory (GPU with CUPTI), from `kernel_calls` calls made after the timed ones
   /// with CUPTI recording (it slows launches, so the timed calls run without): kernels, the GPU's
@@ -93,8 +94,13 @@ struct TimingRecord {
   std::vector<KernelUse> kernels;
   int kernel_calls = 0;
   std::optional<double> kernel_busy_ms;
-  std::vector<double> inventory_kernel_ms;
-  std::vector<double> inventory_ms;
+  std::vector<double> inventory_kernel_ms{};
+  std::vector<double> inventory_ms{};
+  /// What the stream check compared (stored): the events' median, the fastest bracket, and why
+  /// the brackets were taken (empty when the events were).
+  std::optional<double> events_median_ms{};
+  std::optional<double> brackets_min_ms{};
+  std::string method_note{};
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.

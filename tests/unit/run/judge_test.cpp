@@ -621,6 +621,9 @@ TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscap
   store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false, {}, 0, {}, {}, {}};
   EXPECT_FALSE(apply_stream_check(honest));
   EXPECT_EQ(honest.samples_ms, (std::vector<double>{1.0, 1.1, 0.9}));
+  EXPECT_EQ(honest.events_median_ms, 1.0);
+  EXPECT_EQ(honest.brackets_min_ms, 1.05);
+  EXPECT_EQ(honest.method_note, "");
 
   store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}, {}};
   EXPECT_FALSE(apply_stream_check(tiny));  // a host-bound small kernel: sync overhead only
@@ -629,6 +632,7 @@ TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscap
   EXPECT_TRUE(apply_stream_check(side));
   EXPECT_TRUE(side.timed_by_bracket);
   EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
+  EXPECT_NE(side.method_note.find("fastest bracket 0.9000 ms"), std::string::npos) << side.method_note;
 
   store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}, {}};
   EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
@@ -648,6 +652,7 @@ TEST(ApplyStreamCheck, TakesBracketsWhenTheKernelsWereBusierThanTheEvents) {
                         {kernel("other", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.1}};
   EXPECT_TRUE(apply_stream_check(t));
   EXPECT_TRUE(t.timed_by_bracket);
+  EXPECT_NE(t.method_note.find("GPU busy 1.0000 ms"), std::string::npos) << t.method_note;
 
   store::TimingRecord agree{0, "ok", "", 2, {1.0, 1.0}, {1.05, 1.1, 1.1}, false,
                             {kernel("triton", 1.9)}, 2, 0.95, {1.0, 1.0}, {1.1, 1.05}};

@@ -161,6 +161,43 @@ TEST(Evaluations, SamplesRoundTripExactlyIncludingExtremeValuesAndOrder) {
   EXPECT_EQ(raw_count(f.path, "candidate_samples"), 1009);  // one row per sample
 }
 
+TEST(Evaluations, TimingMethodAndStreamCheckFiguresRoundTrip) {
+  Fixture f;
+  EvaluationRecord in = make_evaluation("s1", f.session);
+  TimingRecord bracketed;
+  bracketed.workload = 0;
+  bracketed.status = "ok";
+  bracketed.samples_ms = {0.3, 0.31};
+  bracketed.timed_by_bracket = true;
+  bracketed.method_note = "fastest bracket 0.3000 ms, events 0.0100 ms";
+  bracketed.events_median_ms = 0.01;
+  bracketed.brackets_min_ms = 0.3;
+  bracketed.kernel_busy_ms = 0.25;
+  TimingRecord plain;
+  plain.workload = 1;
+  plain.status = "ok";
+  plain.samples_ms = {1.0};
+  in.timings = {bracketed, plain};
+  f.db->save_evaluation(in);
+  auto out = f.db->evaluations().at(0).timings;
+  ASSERT_EQ(out.size(), 2U);
+  EXPECT_TRUE(out[0].timed_by_bracket);
+  EXPECT_EQ(out[0].method_note, bracketed.method_note);
+  EXPECT_EQ(out[0].events_median_ms, 0.01);
+  EXPECT_EQ(out[0].brackets_min_ms, 0.3);
+  EXPECT_EQ(out[0].kernel_busy_ms, 0.25);
+  EXPECT_FALSE(out[1].timed_by_bracket);
+  EXPECT_EQ(out[1].method_note, "");
+  EXPECT_FALSE(out[1].events_median_ms.has_value());
+  EXPECT_FALSE(out[1].kernel_busy_ms.has_value());
+
+  f.db->save_reference_timings(f.session, "Math/add.py", {bracketed}, "cuda:0");
+  auto ref = f.db->reference_timings(f.session, "Math/add.py", "cuda:0");
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_TRUE(ref->at(0).timed_by_bracket);
+  EXPECT_EQ(ref->at(0).brackets_min_ms, 0.3);
+}
+
 TEST(Evaluations, NanInAMetricIsReadBackAsNan) {
   Fixture f;
   EvaluationRecord in = make_evaluation("s1", f.session);
