@@ -19,12 +19,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=pathlib.Path)
     ap.add_argument("--suite", type=pathlib.Path, default=ROOT / "suites" / "kernelbenchx")
-    ap.add_argument("--tasks", default="*", help="glob over task keys")
+    ap.add_argument("--tasks", default="*", help="comma-separated globs over task keys")
     a = ap.parse_args()
     lines = []
     for task_json in sorted(a.suite.glob("*/*/task.json")):
         key = json.loads(task_json.read_text())["key"]
-        if fnmatch.fnmatch(key, a.tasks):
+        if any(fnmatch.fnmatch(key, g.strip()) for g in a.tasks.split(",")):
             code = (task_json.parent / "reference.py").read_text()
             lines.append(json.dumps({"predict": code, "file": key}))
     a.out.write_text("\n".join(lines) + "\n")

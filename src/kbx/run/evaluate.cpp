@@ -583,10 +583,18 @@ struct Evaluation {
       return;
     }
     double reported_ms = 0;
+    double host_ms = 0;
     for (const auto& t : timings.value()) {
       for (double s : t.samples_ms) {
         reported_ms += s;
       }
+      host_ms += t.host_ms.value_or(0.0) * static_cast<double>(t.samples_ms.size());
+    }
+    if (host_ms > wall_ms) {
+      violation("perf", fmt::format("the host times add up to {:.3f} ms, but the whole request "
+                                    "took {:.3f} ms by kbx's clock",
+                                    host_ms, wall_ms));
+      return;
     }
     if (reported_ms > wall_ms) {
       violation("perf", fmt::format("the samples add up to {:.3f} ms, but the whole request took "

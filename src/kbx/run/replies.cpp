@@ -196,6 +196,13 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
         if (r.contains("bracket_ms")) {
           t.bracket_ms = r.at("bracket_ms").get<std::vector<double>>();
         }
+        if (r.contains("host_ms")) {
+          double host = r.at("host_ms").get<double>();
+          if (!std::isfinite(host) || host < 0) {
+            return Error(ErrorKind::protocol, "workload {}: host_ms of {}", t.workload, host);
+          }
+          t.host_ms = host;
+        }
         if (r.contains("kernels")) {
           auto kernels = decode_kernels(r.at("kernels"), fmt::format("perf/{}", t.workload));
           if (!kernels) {

@@ -66,7 +66,7 @@ void insert_timings(Connection conn, const char* timing_sql, const char* sample_
     timing
         .bind_all(key..., t.workload, t.status, t.error, t.warmup_calls,
                   std::string(t.timed_by_bracket ? "brackets" : "events"), t.method_note,
-                  t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms)
+                  t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms)
         .run();
     std::int64_t timing_id = timing.last_insert_rowid();
     for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
@@ -125,7 +125,7 @@ CaseRecord read_case(const Statement& st, int first) {
 
 // One row of a timings-LEFT-JOIN-samples query, columns from `first`: workload_index, status,
 // error, warmup_calls, method, method_note, events_median_ms, brackets_min_ms, kernel_busy_ms,
-// sample_index (NULL when the workload has no samples), time_ms.
+// host_ms, sample_index (NULL when the workload has no samples), time_ms.
 // Rows must come ordered by workload, then sample.
 void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
   int workload = st.int32(first);
@@ -143,10 +143,11 @@ void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>
     t.events_median_ms = optional_real(first + 6);
     t.brackets_min_ms = optional_real(first + 7);
     t.kernel_busy_ms = optional_real(first + 8);
+    t.host_ms = optional_real(first + 9);
     out.push_back(std::move(t));
   }
-  if (!st.is_null(first + 9)) {
-    out.back().samples_ms.push_back(st.real(first + 10));
+  if (!st.is_null(first + 10)) {
+    out.back().samples_ms.push_back(st.real(first + 11));
   }
 }
 
@@ -165,7 +166,7 @@ void read_candidate_timings(Connection conn,
   Statement st(conn,
                "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
                "t.method, t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-               "s.sample_index, s.time_ms FROM candidate_timings t "
+               "t.host_ms, s.sample_index, s.time_ms FROM candidate_timings t "
                "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id "
                "ORDER BY t.submission_id, t.workload_index, s.sample_index");
   while (st.step()) {
@@ -211,7 +212,7 @@ void Database::save_evaluation(const EvaluationRecord& evaluation) {
     insert_timings(conn,
                    "INSERT INTO candidate_timings (submission_id, workload_index, status, error, "
                    "warmup_calls, method, method_note, events_median_ms, brackets_min_ms, "
-                   "kernel_busy_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "kernel_busy_ms, host_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    "INSERT INTO candidate_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    evaluation.timings, evaluation.submission_id);
@@ -257,7 +258,7 @@ void Database::save_reference_timings(std::int64_t session_id, const std::string
     insert_timings(conn,
                    "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
                    "status, error, warmup_calls, method, method_note, events_median_ms, "
-                   "brackets_min_ms, kernel_busy_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "brackets_min_ms, kernel_busy_ms, host_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    timings, session_id, task_key, device);
@@ -272,7 +273,7 @@ std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_
   Statement st(Connection{db_, &path_},
                "SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
                "t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-               "s.sample_index, s.time_ms FROM reference_timings t "
+               "t.host_ms, s.sample_index, s.time_ms FROM reference_timings t "
                "LEFT JOIN reference_samples s ON s.timing_id = t.timing_id "
                "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? "
                "ORDER BY t.workload_index, s.sample_index");

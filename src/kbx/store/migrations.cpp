@@ -160,11 +160,13 @@ ALTER TABLE candidate_timings ADD COLUMN method_note TEXT NOT NULL DEFAULT '';
 ALTER TABLE candidate_timings ADD COLUMN events_median_ms REAL;
 ALTER TABLE candidate_timings ADD COLUMN brackets_min_ms REAL;
 ALTER TABLE candidate_timings ADD COLUMN kernel_busy_ms REAL;
+ALTER TABLE candidate_timings ADD COLUMN host_ms REAL;
 ALTER TABLE reference_timings ADD COLUMN method TEXT NOT NULL DEFAULT 'events';
 ALTER TABLE reference_timings ADD COLUMN method_note TEXT NOT NULL DEFAULT '';
 ALTER TABLE reference_timings ADD COLUMN events_median_ms REAL;
 ALTER TABLE reference_timings ADD COLUMN brackets_min_ms REAL;
 ALTER TABLE reference_timings ADD COLUMN kernel_busy_ms REAL;
+ALTER TABLE reference_timings ADD COLUMN host_ms REAL;
 )sql";
 
 constexpr std::array<Migration, 4> all_migrations{{

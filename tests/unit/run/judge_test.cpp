@@ -634,6 +634,18 @@ TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscap
   EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
   EXPECT_NE(side.method_note.find("fastest bracket 0.9000 ms"), std::string::npos) << side.method_note;
 
+  // A host-bound call (several PyTorch launches, 12 us of GPU work): its brackets are as long as
+  // the host takes to launch it, not the events' device time.
+  store::TimingRecord host_bound{0, "ok", "", 2, {0.0126, 0.0127}, {0.083, 0.085}, false, {}, 0, {}, {}, {}};
+  host_bound.host_ms = 0.08;
+  EXPECT_FALSE(apply_stream_check(host_bound)) << host_bound.method_note;
+  host_bound.host_ms = std::nullopt;
+  EXPECT_TRUE(apply_stream_check(host_bound));
+  EXPECT_NE(host_bound.method_note.find("host 0.0000 ms"), std::string::npos) << host_bound.method_note;
+  store::TimingRecord side_fast_host{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0}, false, {}, 0, {}, {}, {}};
+  side_fast_host.host_ms = 0.02;  // launching is quick, the work ran on a side stream
+  EXPECT_TRUE(apply_stream_check(side_fast_host));
+
   store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}, {}};
   EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
 

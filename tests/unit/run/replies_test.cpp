@@ -177,6 +177,20 @@ TEST(DecodeTimings, DecodesSamplesAndErrors) {
   EXPECT_TRUE((*r)[1].samples_ms.empty());
 }
 
+TEST(DecodeTimings, HostTimeIsReadAndMustBeANonNegativeNumber) {
+  auto r = decode_timings(timings_reply(Json::array(
+      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"host_ms", 0.08}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].host_ms, 0.08);
+  auto none = decode_timings(
+      timings_reply(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}}})));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE((*none)[0].host_ms.has_value());
+  EXPECT_CONTAINS(timings_error(timings_reply(Json::array(
+                      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"host_ms", -1.0}}}))),
+                  "host_ms");
+}
+
 TEST(DecodeTimings, OkResultWithNoSamplesBecomesAnError) {
   auto r = decode_timings(timings_reply(
       Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", Json::array()}}})));

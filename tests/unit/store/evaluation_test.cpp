@@ -173,6 +173,7 @@ TEST(Evaluations, TimingMethodAndStreamCheckFiguresRoundTrip) {
   bracketed.events_median_ms = 0.01;
   bracketed.brackets_min_ms = 0.3;
   bracketed.kernel_busy_ms = 0.25;
+  bracketed.host_ms = 0.02;
   TimingRecord plain;
   plain.workload = 1;
   plain.status = "ok";
@@ -186,6 +187,7 @@ TEST(Evaluations, TimingMethodAndStreamCheckFiguresRoundTrip) {
   EXPECT_EQ(out[0].events_median_ms, 0.01);
   EXPECT_EQ(out[0].brackets_min_ms, 0.3);
   EXPECT_EQ(out[0].kernel_busy_ms, 0.25);
+  EXPECT_EQ(out[0].host_ms, 0.02);
   EXPECT_FALSE(out[1].timed_by_bracket);
   EXPECT_EQ(out[1].method_note, "");
   EXPECT_FALSE(out[1].events_median_ms.has_value());

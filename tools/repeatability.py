@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Repeatability of kbx's speedups across runs of the same submissions (issue 7's figures).
+
+usage: tools/repeatability.py RUN_DIR_OR_DB [RUN_DIR_OR_DB ...]
+
+Per run: the self-check when the submissions are the references (|speedup - 1| per task: median,
+95th percentile, tasks within 0.95x-1.05x) and per workload. Between each pair of runs: per task
+|delta speedup| / speedup (median, 95th percentile, share under 3%) and per workload the
+candidate's median time (median relative difference). Prints the tasks that moved most.
+"""
+
+import itertools
+import pathlib
+import sqlite3
+import statistics
+import sys
+
+
+def load(path: pathlib.Path) -> dict:
+    db = sqlite3.connect(path / "kbx.db" if path.is_dir() else path)
+    out = {}
+    for key, sid, rs in db.execute(
+            "SELECT s.task_key, e.submission_id, e.reference_session_id FROM evaluations e "
+            "JOIN submissions s USING (submission_id) WHERE e.perf_ok = 1"):
+        cand, ref = {}, {}
+        for w, t in db.execute(
+                "SELECT t.workload_index, s.time_ms FROM candidate_timings t JOIN candidate_samples s "
+                "USING (timing_id) WHERE t.submission_id = ? AND t.status = 'ok'", (sid,)):
+            cand.setdefault(w, []).append(t)
+        for w, t in db.execute(
+                "SELECT t.workload_index, s.time_ms FROM reference_timings t JOIN reference_samples s "
+                "USING (timing_id) WHERE t.session_id = ? AND t.task_key = ? AND t.status = 'ok'",
+                (rs, key)):
+            ref.setdefault(w, []).append(t)
+        cm = {w: statistics.median(v) for w, v in cand.items()}
+        rm = {w: statistics.median(v) for w, v in ref.items() if w in cm}
+        if not rm:
+            continue
+        out[key] = {"speedup": sum(rm.values()) / sum(cm[w] for w in rm),
+                    "cand": cm, "ref": rm}
+    return out
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    runs = [(p, load(pathlib.Path(p))) for p in sys.argv[1:]]
+    print(f"{'run':<28} {'tasks':>5} {'self med%':>9} {'self p95%':>9} {'in 0.95-1.05':>12} "
+          f"{'wl med%':>8} {'wl p95%':>8}")
+    for name, r in runs:
+        d = [abs(v["speedup"] - 1) for v in r.values()]
+        wl = [abs(v["ref"][w] / v["cand"][w] - 1) for v in r.values() for w in v["ref"]]
+        print(f"{name[-28:]:<28} {len(d):>5} {100 * statistics.median(d):>9.2f} {100 * pct(d, .95):>9.1f} "
+              f"{sum(x <= 0.05 for x in d):>8}/{len(d):<3} {100 * statistics.median(wl):>8.2f} "
+              f"{100 * pct(wl, .95):>8.1f}")
+    for (na, a), (nb, b) in itertools.combinations(runs, 2):
+        keys = sorted(set(a) & set(b))
+        d = [(abs(a[k]["speedup"] - b[k]["speedup"]) / a[k]["speedup"], k) for k in keys]
+        wl = [abs(a[k]["cand"][w] - b[k]["cand"][w]) / a[k]["cand"][w]
+              for k in keys for w in a[k]["cand"] if w in b[k]["cand"]]
+        dv = [x for x, _ in d]
+        print(f"\n{na[-20:]} vs {nb[-20:]}: {len(keys)} tasks; |dspeedup|/speedup median "
+              f"{100 * statistics.median(dv):.2f}%, p95 {100 * pct(dv, .95):.1f}%, under 3%: "
+              f"{sum(x < 0.03 for x in dv)}/{len(dv)}; candidate median per workload: median "
+              f"{100 * statistics.median(wl):.2f}%, p95 {100 * pct(wl, .95):.1f}%")
+        for x, k in sorted(d)[-5:]:
+            print(f"  {k:<48} {a[k]['speedup']:.3f} -> {b[k]['speedup']:.3f}  ({100 * x:.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
