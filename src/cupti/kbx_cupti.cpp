@@ -119,6 +119,29 @@ void CUPTIAPI buffer_completed(CUcontext /*ctx*/, std::uint32_t stream_id, std::
   free(buffer);
 }
 
+/// The activity kinds kbx records: kernels and the external correlations that tag them, plus
+/// runtime and driver API records where CUPTI emits correlations only alongside those.
+std::vector<CUpti_ActivityKind> activity_kinds() {
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                           CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  if (with_api_records) {
+    kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+    kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  return kinds;
+}
+
+/// Registers the buffer callbacks and enables activity_kinds(): at start, and to attach again.
+CUptiResult attach() {
+  CUptiResult r = api.register_callbacks(buffer_requested, buffer_completed);
+  for (auto kind : activity_kinds()) {
+    if (r == CUPTI_SUCCESS) {
+      r = api.enable(kind);
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 extern "C" {
@@ -152,26 +175,14 @@ int kbx_cupti_start(const char* libcupti_path, int api_records) {
     return -1;
   }
   api = a;
-  CUptiResult r = api.register_callbacks(buffer_requested, buffer_completed);
-  if (r == CUPTI_SUCCESS) {
-    r = api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  }
-  if (r == CUPTI_SUCCESS) {
-    r = api.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-  }
-  if (r == CUPTI_SUCCESS && api_records != 0) {
-    r = api.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    if (r == CUPTI_SUCCESS) {
-      r = api.enable(CUPTI_ACTIVITY_KIND_DRIVER);
-    }
-  }
+  with_api_records = api_records != 0;
+  CUptiResult r = attach();
   if (r != CUPTI_SUCCESS) {
     error = "CUPTI activity: " + describe(r);
     return -1;
   }
   started = true;
   recording = true;
-  with_api_records = api_records != 0;
   error.clear();
   return 0;
 }
@@ -191,16 +202,10 @@ int kbx_cupti_record(int on) {
   if ((on != 0) == recording.load()) {
     return 0;
   }
-  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                           CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-  if (with_api_records) {
-    kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
-    kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
-  }
   CUptiResult r = CUPTI_SUCCESS;
   if (on == 0) {
     recording = false;
-    for (auto kind : kinds) {
+    for (auto kind : activity_kinds()) {
       if (r == CUPTI_SUCCESS) {
         r = api.disable(kind);
       }
@@ -212,12 +217,7 @@ int kbx_cupti_record(int on) {
       r = api.finalize();
     }
   } else {
-    r = api.register_callbacks(buffer_requested, buffer_completed);
-    for (auto kind : kinds) {
-      if (r == CUPTI_SUCCESS) {
-        r = api.enable(kind);
-      }
-    }
+    r = attach();
     recording = r == CUPTI_SUCCESS;
   }
   if (r != CUPTI_SUCCESS) {
