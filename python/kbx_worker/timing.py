@@ -182,6 +182,8 @@ def _flush(buffer, recorder: Any) -> None:
 BATCH = 20            # samples enqueued behind one head start
 HEAD_START_MIN_MS = 0.5
 HEAD_START_MAX_MS = 20.0
+CYCLES_PER_MS_MIN = 2e5
+CYCLES_PER_MS_MAX = 4e6
 _cycles_per_ms: list[float] = []
 
 
@@ -192,12 +194,18 @@ def _gpu_cycles_per_ms() -> float | None:
     if not _cycles_per_ms:
         start, end = _Event(enable_timing=True), _Event(enable_timing=True)
         _synchronize()
+        begin = _perf_counter()
         _record(start)
         _sleep(2_000_000)
         _record(end)
         _synchronize()
+        host_ms = (_perf_counter() - begin) * 1e3
         ms = float(_elapsed_time(start, end))
-        _cycles_per_ms.append(2_000_000 / ms if ms > 0 else 1.5e6)
+        if not (ms > 0.5 * host_ms):  # events that disagree with the host's clock (NaN included)
+            ms = host_ms
+        # A GPU clock between 0.2 and 4 GHz, whatever the events said: a submission that replaced
+        # the timer must not turn the head start into a sleep of minutes.
+        _cycles_per_ms.append(min(CYCLES_PER_MS_MAX, max(CYCLES_PER_MS_MIN, 2_000_000 / max(ms, 1e-6))))
     return _cycles_per_ms[0]
 
 

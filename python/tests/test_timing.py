@@ -53,3 +53,27 @@ def test_cuda_sampling_returns_positive_samples():
     samples, warmup_calls = timing.sample(lambda: x * 2, settings, flush)
     assert warmup_calls >= 2 and 5 <= len(samples) <= 20
     assert all(s > 0 for s in samples)
+
+
+@pytest.mark.parametrize("events_ms, host_ms, expected", [
+    (1.0, 1.01, 2e6),        # honest: the events' reading
+    (1e-6, 1.0, 2e6),        # a forged timer reading 1 ns: the host's clock instead
+    (float("nan"), 1.0, 2e6),
+    (1e-6, 1e-6, 4e6),       # both forged: the fastest plausible GPU clock
+    (1e4, 1e4, 2e5),         # absurdly slow: the slowest plausible one
+])
+def test_head_start_calibration_stays_plausible(monkeypatch, events_ms, host_ms, expected):
+    clock = iter([0.0, host_ms / 1e3])
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            pass
+
+    monkeypatch.setattr(timing, "_sleep", lambda cycles: None)
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", lambda e: None)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: next(clock))
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: events_ms)
+    monkeypatch.setattr(timing, "_cycles_per_ms", [])
+    assert timing._gpu_cycles_per_ms() == pytest.approx(expected)
