@@ -18,6 +18,7 @@ from .values import ValueBuilder
 _Event = torch.cuda.Event
 _record = torch.cuda.Event.record
 _elapsed_time = torch.cuda.Event.elapsed_time
+_query = torch.cuda.Event.query
 _synchronize = torch.cuda.synchronize
 _empty_cache = torch.cuda.empty_cache
 _zero = torch.Tensor.zero_
@@ -80,6 +81,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
     with inventory.paused(recorder if device == "cuda" else None, _synchronize):
         if device == "cuda" and workloads:
             spin_up(flush_buffer, settings.spin_up_ms)
+            _cycles_per_ms.clear()  # calibrated again at the clocks of this request
         for w in workloads:
             if device != "cuda":
                 results.append(_error(w, make_error("protocol_error",
@@ -182,6 +184,7 @@ def _flush(buffer, recorder: Any) -> None:
 BATCH = 20            # samples enqueued behind one head start
 HEAD_START_MIN_MS = 0.5
 HEAD_START_MAX_MS = 20.0
+HEAD_START_MARGIN = 2.0   # head start = margin x the host's time to enqueue the batch
 CYCLES_PER_MS_MIN = 2e5
 CYCLES_PER_MS_MAX = 4e6
 _cycles_per_ms: list[float] = []
@@ -220,25 +223,37 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     launched (which varies with CPU load from other workers and made short workloads noisy). A call
     that synchronises the host (solve, .item()) drains the queue; its samples then include the
     host's share, as without a head start."""
-    warmup_calls, best_ms = _warm_up(call, settings)
+    warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
     count = plan_samples(settings, best_ms)
     events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
     cycles = _gpu_cycles_per_ms() if settings.head_start else None
-    host_per_sample_ms = 0.2  # the first batch's guess; then what the host took per sample
+    # The first batch's guess (the warm-up's fastest launch, plus the flush and the events); then
+    # what the host took per sample.
+    host_per_sample_ms = (best_launch_ms if math.isfinite(best_launch_ms) else 0.2) + 0.02
     host_total_ms = 0.0
+    margin = HEAD_START_MARGIN
+    head_end = _Event() if cycles is not None else None
     done = 0
     while done < count:
-        batch = events[done:done + BATCH]
+        # As many samples as the longest head start covers, so the GPU never catches up with a
+        # host that launches slowly (many small PyTorch calls per sample).
+        size = max(1, min(BATCH, int(HEAD_START_MAX_MS / (margin * max(host_per_sample_ms, 1e-3)))))
+        batch = events[done:done + size]
         if cycles is not None:
             head_ms = min(HEAD_START_MAX_MS,
-                          max(HEAD_START_MIN_MS, 1.5 * host_per_sample_ms * len(batch)))
+                          max(HEAD_START_MIN_MS, margin * host_per_sample_ms * len(batch)))
             _sleep(int(cycles * head_ms))
+            _record(head_end)
         begin = _perf_counter()
         for start, end in batch:
             _flush(flush_buffer, None)
             _record(start)
             call()
             _record(end)
+        if head_end is not None and len(batch) > 1 and _query(head_end):
+            # The sleep ended before the host had enqueued the batch (the GPU clock ran faster
+            # than calibrated, or the host stalled): a longer head start for the next batches.
+            margin = min(4 * HEAD_START_MARGIN, 2 * margin)
         host_ms = (_perf_counter() - begin) * 1e3
         host_total_ms += host_ms
         host_per_sample_ms = host_ms / len(batch)
@@ -298,20 +313,24 @@ def inventory_calls(call: Callable[[], Any], flush_buffer, recorder: Any, extra:
     extra["inventory_kernel_ms"] = spans
 
 
-def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float]:
-    """Calls until both warmup_min_calls and warmup_ms are reached; returns (calls, fastest ms).
+def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float, float]:
+    """Calls until both warmup_min_calls and warmup_ms are reached; returns (calls, fastest ms,
+    fastest launch ms).
 
-    Each call is synchronised, so the fastest call's wall time bounds its device time.
+    Each call is synchronised, so the fastest call's wall time bounds its device time; the launch
+    time (until the call returns, before the synchronisation) is the host's share.
     """
-    calls, best_ms = 0, math.inf
+    calls, best_ms, best_launch_ms = 0, math.inf, math.inf
     begin = _perf_counter()
     while calls < settings.warmup_min_calls or (_perf_counter() - begin) * 1e3 < settings.warmup_ms:
         start = _perf_counter()
         call()
+        launched = _perf_counter()
         _synchronize()
         best_ms = min(best_ms, (_perf_counter() - start) * 1e3)
+        best_launch_ms = min(best_launch_ms, (launched - start) * 1e3)
         calls += 1
-    return calls, best_ms
+    return calls, best_ms, best_launch_ms
 
 
 def plan_samples(settings: Settings, per_call_ms: float) -> int:

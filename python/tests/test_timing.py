@@ -77,3 +77,51 @@ def test_head_start_calibration_stays_plausible(monkeypatch, events_ms, host_ms,
     monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: events_ms)
     monkeypatch.setattr(timing, "_cycles_per_ms", [])
     assert timing._gpu_cycles_per_ms() == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("drained", [False, True])
+@pytest.mark.parametrize("launch_ms", [0.01, 0.3, 2.0, 30.0])
+def test_each_head_start_covers_its_batch(monkeypatch, launch_ms, drained):
+    """The GPU sleeps at least as long as the host takes to enqueue the batch behind it, also for
+    calls that take the host milliseconds to launch (many small PyTorch calls)."""
+    now = [0.0]
+    sleeps, batches, current = [], [], []
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            pass
+
+    def call():
+        now[0] += launch_ms / 1e3
+        if sleeps:  # sampling (the warm-up has no head start)
+            current.append(1)
+
+    def sleep(cycles):
+        if current:
+            batches.append(len(current))
+            current.clear()
+        sleeps.append(cycles / 2e6)
+
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", lambda event: None)
+    monkeypatch.setattr(timing, "_query", lambda event: drained)
+    monkeypatch.setattr(timing, "_sleep", sleep)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: now[0])
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: launch_ms)
+    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    settings = timing.Settings(warmup_ms=0, warmup_min_calls=2, min_samples=10, max_samples=100,
+                               budget_ms=20)
+    samples, _ = timing.sample(call, settings, None)
+    batches.append(len(current))
+    assert sum(batches) == len(samples)
+    assert len(sleeps) == len(batches)
+    for head_ms, size in zip(sleeps, batches):
+        if size * launch_ms <= timing.HEAD_START_MAX_MS:
+            assert head_ms >= size * launch_ms
+        else:
+            assert size == 1 and head_ms == timing.HEAD_START_MAX_MS
+    if drained:  # the GPU caught up after the first batch: twice the margin from then on
+        for head_ms, size in list(zip(sleeps, batches))[1:]:
+            wanted = 2 * timing.HEAD_START_MARGIN * launch_ms * size
+            assert head_ms >= min(timing.HEAD_START_MAX_MS, wanted) * 0.999
