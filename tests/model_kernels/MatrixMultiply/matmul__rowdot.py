@@ -1,0 +1,49 @@
+"""MatrixMultiply/matmul.py variant, weaker-model style: no tl.dot; each program computes one
+output row block with an outer-product loop over k (sequential float32 accumulation in k order,
+the textbook order). A legitimate summation order.
+"""
+# expect: ok
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sab, sam, sak, sbb, sbk, sbn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    bid = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k in range(0, K):
+        a = tl.load(a_ptr + bid * sab + rm * sam + k * sak, mask=rm < M, other=0.0)
+        b = tl.load(b_ptr + bid * sbb + k * sbk + rn * sbn, mask=rn < N, other=0.0)
+        acc += a[:, None] * b[None, :]
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + bid * M * N + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+def matmul(tensor1, tensor2):
+    a, b = tensor1, tensor2
+    a_vec, b_vec = a.dim() == 1, b.dim() == 1
+    if a_vec:
+        a = a.unsqueeze(0)
+    if b_vec:
+        b = b.unsqueeze(-1)
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    M, K = a.shape[-2:]
+    N = b.shape[-1]
+    a3 = a.expand(*batch, M, K).reshape(-1, M, K)
+    b3 = b.expand(*batch, K, N).reshape(-1, K, N)
+    c = torch.empty((a3.shape[0], M, N), dtype=a.dtype, device=a.device)
+    grid = (triton.cdiv(M, 16), triton.cdiv(N, 16), a3.shape[0])
+    matmul_kernel[grid](a3, b3, c, M, N, K, a3.stride(0), a3.stride(1), a3.stride(2),
+                        b3.stride(0), b3.stride(1), b3.stride(2), BLOCK_M=16, BLOCK_N=16)
+    c = c.reshape(*batch, M, N)
+    if a_vec:
+        c = c.squeeze(-2)
+    if b_vec:
+        c = c.squeeze(-1)
+    return c
