@@ -19,6 +19,7 @@
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
+#include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/runner.h"
@@ -370,6 +371,34 @@ int cmd_summary(const std::string& out, bool json) {
   return 0;
 }
 
+// ---- kbx compare --------------------------------------------------------------------------
+
+int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
+  if (runs.size() < 2) {
+    throw Error(ErrorKind::usage, "compare needs two or more runs (the -o folders of `kbx eval`)");
+  }
+  std::vector<report::NamedRun> named;
+  for (const auto& run : runs) {
+    fs::path path(run);
+    std::error_code ec;
+    fs::path db_path = fs::is_directory(path, ec) ? path / "kbx.db" : path;
+    if (!fs::is_regular_file(db_path, ec)) {
+      throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run",
+                  run);
+    }
+    auto db = store::Database::open(db_path);
+    named.push_back({run, report::build_report_model(*db)});
+  }
+  auto comparison = report::compare_runs(named);
+  if (json) {
+    fmt::print("{}\n", report::comparison_json(comparison)
+                           .dump(2, ' ', false, Json::error_handler_t::replace));
+  } else {
+    fmt::print("{}", report::render_comparison(comparison, top));
+  }
+  return 0;
+}
+
 // ---- parsing ------------------------------------------------------------------------------
 
 int run_cli(int argc, char** argv) {
@@ -439,6 +468,17 @@ int run_cli(int argc, char** argv) {
   summary_cmd->add_option("out", summary_out, "The -o folder of a `kbx eval` run")->required();
   summary_cmd->add_flag("--json", summary_json_flag, "Print summary.json");
 
+  std::vector<std::string> compare_runs;
+  bool compare_json = false;
+  int compare_top = 20;
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "Join runs by task (other GPUs, dates or settings): speedup spreads and changed verdicts");
+  compare_cmd->add_option("runs", compare_runs, "Two or more -o folders of `kbx eval` runs (or their kbx.db)")
+      ->required();
+  compare_cmd->add_flag("--json", compare_json, "Print every task as JSON");
+  compare_cmd->add_option("--top", compare_top, "Tasks to list, largest spread first (-1: all)")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -459,6 +499,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*eval_cmd) {
     return cmd_eval(e, args);
+  }
+  if (*compare_cmd) {
+    return cmd_compare(compare_runs, compare_json, compare_top);
   }
   return cmd_summary(summary_out, summary_json_flag);
 }

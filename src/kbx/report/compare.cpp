@@ -1,0 +1,183 @@
+// Comparing runs: a join by task key, spreads of speedups and changed verdicts.
+#include "kbx/report/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace kbx::report {
+namespace {
+
+std::optional<double> quantile(std::vector<double> values, double q) {
+  if (values.empty()) {
+    return std::nullopt;
+  }
+  std::sort(values.begin(), values.end());
+  // Nearest rank, so the figure is one of the tasks' own spreads.
+  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+std::string speedup_text(const std::optional<TaskInRun>& t) {
+  if (!t) {
+    return "-";
+  }
+  if (t->speedup) {
+    return fmt::format("{:.3f}x", *t->speedup);
+  }
+  return t->outcome == "ok" ? "ok" : t->outcome;
+}
+
+}  // namespace
+
+Comparison compare_runs(const std::vector<NamedRun>& runs) {
+  Comparison c;
+  std::map<std::string, CompareRow> by_task;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    c.runs.push_back(runs[r].name);
+    c.devices.push_back(runs[r].model.device);
+    for (const auto& row : runs[r].model.rows) {
+      auto& cr = by_task[row.file];
+      cr.task = row.file;
+      cr.runs.resize(runs.size());
+      auto& slot = cr.runs[r];
+      if (slot) {
+        ++slot->submissions;
+        continue;
+      }
+      TaskInRun t;
+      t.outcome = row.outcome;
+      t.submissions = 1;
+      if (row.perf_ok && row.speedup > 0 && std::isfinite(row.speedup)) {
+        t.speedup = row.speedup;
+      }
+      slot = t;
+    }
+  }
+  std::vector<double> spreads;
+  for (auto& [key, row] : by_task) {
+    row.runs.resize(runs.size());
+    std::vector<double> speedups;
+    std::vector<std::string> outcomes;
+    bool all = true;
+    for (const auto& t : row.runs) {
+      if (!t) {
+        all = false;
+        continue;
+      }
+      if (t->outcome != "pending") {
+        outcomes.push_back(t->outcome);
+      }
+      if (t->speedup) {
+        speedups.push_back(*t->speedup);
+      }
+    }
+    c.in_all += all ? 1 : 0;
+    c.timed_in_all += all && speedups.size() == row.runs.size() ? 1 : 0;
+    row.outcome_changed = std::adjacent_find(outcomes.begin(), outcomes.end(),
+                                             std::not_equal_to<>()) != outcomes.end();
+    if (speedups.size() >= 2) {
+      auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
+      row.spread = *hi / *lo;
+      row.side_changed = *lo <= 1.0 && *hi > 1.0;
+      spreads.push_back(*row.spread);
+    }
+    c.outcome_changes += row.outcome_changed ? 1 : 0;
+    c.side_changes += row.side_changed ? 1 : 0;
+    c.rows.push_back(std::move(row));
+  }
+  c.median_spread = quantile(spreads, 0.5);
+  c.p95_spread = quantile(spreads, 0.95);
+  return c;
+}
+
+std::string render_comparison(const Comparison& c, int top) {
+  std::string out;
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    out += fmt::format("run {}: {}{}\n", r + 1, c.runs[r],
+                       c.devices[r].empty() ? "" : fmt::format(" ({})", c.devices[r]));
+  }
+  auto pct = [](std::optional<double> spread) {
+    return spread ? fmt::format("{:.2f}%", 100.0 * (*spread - 1.0)) : std::string("-");
+  };
+  out += fmt::format(
+      "{} tasks, {} in every run, {} timed in every run; speedup spread (max/min - 1) median {}, "
+      "p95 {}; outcome changed on {}, faster-than-eager changed on {}\n",
+      c.rows.size(), c.in_all, c.timed_in_all, pct(c.median_spread), pct(c.p95_spread),
+      c.outcome_changes, c.side_changes);
+  std::vector<const CompareRow*> shown;
+  for (const auto& row : c.rows) {
+    if (row.outcome_changed || row.spread) {
+      shown.push_back(&row);
+    }
+  }
+  std::stable_sort(shown.begin(), shown.end(), [](const CompareRow* a, const CompareRow* b) {
+    if (a->outcome_changed != b->outcome_changed) {
+      return a->outcome_changed;
+    }
+    return a->spread.value_or(1.0) > b->spread.value_or(1.0);
+  });
+  if (top >= 0 && shown.size() > static_cast<std::size_t>(top)) {
+    shown.resize(static_cast<std::size_t>(top));
+  }
+  if (shown.empty()) {
+    return out;
+  }
+  std::size_t width = 4;
+  for (const auto* row : shown) {
+    width = std::max(width, row->task.size());
+  }
+  out += fmt::format("{:<{}}", "task", width);
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    out += fmt::format("  {:>14}", fmt::format("run {}", r + 1));
+  }
+  out += "   spread\n";
+  for (const auto* row : shown) {
+    out += fmt::format("{:<{}}", row->task, width);
+    for (const auto& t : row->runs) {
+      out += fmt::format("  {:>14}", speedup_text(t));
+    }
+    out += fmt::format("  {:>7}{}{}\n", pct(row->spread), row->outcome_changed ? "  outcome" : "",
+                       row->side_changed ? "  faster/slower" : "");
+  }
+  return out;
+}
+
+Json comparison_json(const Comparison& c) {
+  Json j;
+  j["runs"] = Json::array();
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    j["runs"].push_back({{"name", c.runs[r]}, {"device", c.devices[r]}});
+  }
+  auto opt = [](std::optional<double> v) { return v ? Json(*v) : Json(nullptr); };
+  j["tasks"] = c.rows.size();
+  j["in_all"] = c.in_all;
+  j["timed_in_all"] = c.timed_in_all;
+  j["outcome_changes"] = c.outcome_changes;
+  j["faster_than_eager_changes"] = c.side_changes;
+  j["median_spread"] = opt(c.median_spread);
+  j["p95_spread"] = opt(c.p95_spread);
+  j["rows"] = Json::array();
+  for (const auto& row : c.rows) {
+    Json per_run = Json::array();
+    for (const auto& t : row.runs) {
+      if (!t) {
+        per_run.push_back(nullptr);
+      } else {
+        per_run.push_back({{"outcome", t->outcome},
+                           {"speedup", opt(t->speedup)},
+                           {"submissions", t->submissions}});
+      }
+    }
+    j["rows"].push_back({{"task", row.task},
+                         {"runs", per_run},
+                         {"spread", opt(row.spread)},
+                         {"outcome_changed", row.outcome_changed},
+                         {"faster_than_eager_changed", row.side_changed}});
+  }
+  return j;
+}
+
+}  // namespace kbx::report
