@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Runs the model-style kernels through kbx and fails on any verdict other than the expected one.
+
+usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
+
+Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
+`# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
+show some bugs (TF32 in tl.dot). kbx's verdict must be `ok` exactly where `ok` is expected: a
+correct kernel failed is a contract that fails correct kernels by chance or by rounding, a wrong
+one passed is a contract too loose.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def expected(code: str, device: str) -> str:
+    found = re.search(rf"^#\s*expect-{device}:\s*(\w+)", code, re.M) or re.search(r"^#\s*expect:\s*(\w+)", code, re.M)
+    if not found:
+        raise SystemExit("a kernel has no '# expect:' line")
+    return found.group(1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kbx", required=True)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--rules", default="kbx")
+    ap.add_argument("--work")
+    args = ap.parse_args()
+    work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="kbx-model-kernels-"))
+    shutil.rmtree(work / "run", ignore_errors=True)
+    work.mkdir(parents=True, exist_ok=True)
+    files = sorted(HERE.glob("*/*.py"))
+    entries = []
+    with open(work / "kernels.jsonl", "w") as out:
+        for f in files:
+            code = f.read_text()
+            stem = f.stem.split("__")[0]
+            entries.append((f.relative_to(HERE).as_posix(), expected(code, args.device)))
+            out.write(json.dumps({"predict": code, "file": f"{f.parent.name}/{stem}.py"}) + "\n")
+    cmd = [args.kbx, "eval", str(work / "kernels.jsonl"), "-o", str(work / "run"), "--device",
+           args.device, "--python", args.python, "--cache-dir", str(work / "cache"),
+           "--rules", args.rules]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode not in (0, 1):
+        print(proc.stdout[-3000:])
+        print(f"kbx exited {proc.returncode}")
+        return 1
+    db = sqlite3.connect(work / "run" / "kbx.db")
+    got = {}
+    for origin, outcome, reason, detail in db.execute(
+            "SELECT s.origin, e.outcome, e.reason, e.detail FROM submissions s "
+            "JOIN evaluations e USING (submission_id)"):
+        line = int(origin.rsplit(":", 1)[1])
+        got[line] = (outcome, reason, detail)
+    bad = 0
+    for i, (name, want) in enumerate(entries, start=1):
+        outcome, reason, detail = got.get(i, ("missing", "", ""))
+        ok = (outcome == "ok") == (want == "ok") and outcome != "missing"
+        bad += not ok
+        print(f"{'  ' if ok else '! '}{name:<60} expect {want:<10} kbx {outcome}"
+              f"{':' + reason if reason else ''}{'' if ok else '  ' + detail[:300]}")
+    print(f"{len(entries) - bad} of {len(entries)} as expected ({args.rules} rules, {args.device})")
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
