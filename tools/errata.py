@@ -34,7 +34,8 @@ difference; the task's `notes` say more.
 `kbx eval --rules kbx` (the default) applies everything below. `kbx eval --rules kernelbenchx`
 applies the public harness's rules with kbx's references: no Triton requirement, only return
 values compared (arguments written in place are not), KernelBench-X's tolerance table without
-kbx's error bounds, and the public metrics thresholds with absolute RMSE for the Quantization
+kbx's error bounds against the reference computed at the task's own precision (not kbx's float64
+evaluation of exact-reference tasks), and the public metrics thresholds with absolute RMSE for the Quantization
 tasks (`kernelbenchx_precision`). Verdicts can still differ from the public harness under it on
 every task listed here whose row changes the reference (kbx's reference computes the documented
 operation), uses a canonical form (kbx judges properties, the public tests raw factors), or

@@ -76,6 +76,8 @@ class ReferenceService {
 
   Lane& lane(int gpu);
   sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
+  /// `--rules kernelbenchx`: references at the task's own precision, no magnitudes for bounds.
+  [[nodiscard]] bool public_rules() const { return options_.rules == "kernelbenchx"; }
   Result<int> load(Lane& lane, int gpu, const suite::Task& task);
   Result<sandbox::Frame> call(Lane& lane, int gpu, const sandbox::Frame& request, int timeout_s,
                               const std::string& what);
