@@ -427,6 +427,8 @@ int run_cli(int argc, char** argv) {
   check_cmd->add_option("tasks", check_args.tasks, "Task globs, e.g. 'Math/*' Reduce/sum (default: all)");
   check_cmd->add_option("-o,--out", ce.out, "Output folder (resumable)")->capture_default_str();
   check_cmd->add_option("--seeds", check_args.seeds, "Input draws per case")->capture_default_str();
+  check_cmd->add_option("--seed", ce.seed, "Base seed for the input draws (each base gives other draws)")
+      ->capture_default_str();
   check_cmd->add_option("--controls", check_args.controls,
                         "Only these controls: eager,zeros,first_input,noise,float16,bfloat16,upstream");
   check_cmd->add_option("--device", ce.device, "cuda, cpu or auto")
