@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "kbx/common/check.h"
 #include "kbx/stats/summary.h"
@@ -33,6 +34,15 @@ double probability_k_below_none_at(std::size_t n, std::size_t i, std::size_t k) 
   auto kk = static_cast<double>(k);
   return std::exp(std::lgamma(nn + 1) - std::lgamma(kk + 1) - std::lgamma(nn - kk + 1) +
                   kk * std::log(below) + (nn - kk) * std::log(above));
+}
+
+// P(the least of `draws` draws spread uniformly over `left` positions is the t-th or later).
+double least_at_or_after(std::size_t draws, std::size_t left, std::size_t t) {
+  if (t > left) {
+    return 0;
+  }
+  auto l = static_cast<double>(left);
+  return std::pow((l - static_cast<double>(t - 1)) / l, static_cast<double>(draws));
 }
 
 // A side can be resampled: two samples or more, every one a positive finite time.
@@ -75,64 +85,86 @@ double binomial_upper_tail(std::size_t n, double p, std::size_t k) {
   return std::max(0.0, 1 - sum);
 }
 
-ResampledMedian::ResampledMedian(std::size_t n) : n_(n), k_((n + 1) / 2) {
+AliasTable::AliasTable(std::span<const double> weights)
+    : keep_(weights.size(), 1.0), alias_(weights.size()) {
+  double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  KBX_CHECK(total > 0) << "an alias table of no weight";
+  auto m = static_cast<double>(weights.size());
+  std::vector<double> scaled(weights.size());
+  std::vector<std::size_t> small, large;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    KBX_CHECK(weights[i] >= 0) << "weight " << weights[i];
+    scaled[i] = weights[i] * m / total;
+    (scaled[i] < 1 ? small : large).push_back(i);
+    alias_[i] = i;
+  }
+  while (!small.empty() && !large.empty()) {
+    std::size_t s = small.back();
+    std::size_t l = large.back();
+    small.pop_back();
+    keep_[s] = scaled[s];
+    alias_[s] = l;
+    scaled[l] -= 1 - scaled[s];
+    if (scaled[l] < 1) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }  // what is left holds 1 up to rounding, and keeps itself
+}
+
+// The weights of the middle draws' outcomes (see ResampledMedian::middle_).
+AliasTable ResampledMedian::middle_table(std::size_t n, std::size_t slots) {
   KBX_CHECK(n >= 1) << "the median of a resample of no samples";
+  std::size_t k = (n + 1) / 2;
   auto nn = static_cast<double>(n);
   // tail[i]: P(at least k of the n draws at positions <= i), i = 0..n (1-based positions).
   std::vector<double> tail(n + 1);
   for (std::size_t i = 0; i <= n; ++i) {
-    tail[i] = binomial_upper_tail(n, static_cast<double>(i) / nn, k_);
+    tail[i] = binomial_upper_tail(n, static_cast<double>(i) / nn, k);
   }
-  cdf_.assign(tail.begin() + 1, tail.end());
-  cdf_.back() = 1;  // exactly, so a search always ends
-  guide_.resize(n);
-  std::size_t i = 0;
-  for (std::size_t g = 0; g < n; ++g) {
-    while (cdf_[i] <= static_cast<double>(g) / nn) {
-      ++i;
+  std::vector<double> weights;
+  for (std::size_t pos = 1; pos <= n; ++pos) {
+    double at = std::max(0.0, tail[pos] - tail[pos - 1]);  // P(the lower middle draw is at pos)
+    if (slots == 1) {
+      weights.push_back(at);
+      continue;
     }
-    guide_[g] = i;
+    // P(both middle draws at pos) = P(at least k + 1 draws <= pos) - P(at least k draws < pos)
+    //                               + P(exactly k draws < pos and none at pos).
+    double both = binomial_upper_tail(n, static_cast<double>(pos) / nn, k + 1) - tail[pos - 1] +
+                  probability_k_below_none_at(n, pos, k);
+    double stay = pos == n ? at : std::clamp(both, 0.0, at);  // nothing above the last
+    weights.push_back(stay);
+    std::size_t left = n - pos;  // the n - k other draws spread over the positions above
+    for (std::size_t t = 1; t + 1 < slots; ++t) {
+      weights.push_back((at - stay) * (least_at_or_after(n - k, left, t) -
+                                       least_at_or_after(n - k, left, t + 1)));
+    }
+    weights.push_back((at - stay) * least_at_or_after(n - k, left, slots - 1));
   }
-  if (n % 2 == 1) {
+  return AliasTable(weights);
+}
+
+ResampledMedian::ResampledMedian(std::size_t n, std::size_t even_slots)
+    : n_(n), k_((n + 1) / 2), slots_(n % 2 == 1 ? 1 : even_slots),
+      middle_(middle_table(n, slots_)) {
+  KBX_CHECK(even_slots >= 2) << "even_slots " << even_slots << " leaves no room above";
+  if (slots_ == 1) {
     return;
   }
-  // P(two middle draws at i) = P(at least k + 1 draws <= i) - P(at least k draws < i)
-  //                            + P(exactly k draws < i and none at i).
-  stay_.resize(n);
   first_of_.resize(n);
   for (std::size_t left = 1; left < n; ++left) {  // 1 - (1 - 1 / left)^(n - k)
     first_of_[left] = -std::expm1(static_cast<double>(n - k_) *
                                   std::log1p(-1.0 / static_cast<double>(left)));
   }
-  first_of_[1] = 1;  // exactly, so the walk up always ends
-  for (std::size_t pos = 1; pos <= n; ++pos) {
-    double at = tail[pos] - tail[pos - 1];  // P(the lower middle draw is at pos)
-    double both = binomial_upper_tail(n, static_cast<double>(pos) / nn, k_ + 1) - tail[pos - 1] +
-                  probability_k_below_none_at(n, pos, k_);
-    stay_[pos - 1] = at > 0 ? std::clamp(both / at, 0.0, 1.0) : 1.0;
-  }
 }
 
-std::size_t ResampledMedian::lower_position(Rng& rng) const {
-  double u = rng.uniform();
-  auto g = std::min(static_cast<std::size_t>(u * static_cast<double>(n_)), n_ - 1);
-  std::size_t i = guide_[g];
-  while (cdf_[i] <= u) {
-    ++i;
-  }
-  return i;
-}
-
-std::size_t ResampledMedian::upper_position(std::size_t lower, Rng& rng) const {
-  std::size_t above = n_ - 1 - lower;  // positions above the lower middle draw
-  if (above == 0 || rng.uniform() < stay_[lower]) {
-    return lower;
-  }
-  // Exactly k draws at or below `lower`; the other n - k are uniform over the positions above it,
-  // and the upper middle draw is the least of them: the next position up with probability
-  // first_of_[above], else one further up among one position fewer.
-  std::size_t upper = lower + 1;
-  for (std::size_t left = above; rng.uniform() >= first_of_[left]; --left) {
+// The upper middle draw given that it is at least `offset` positions above `lower`: the least of
+// the n - k draws spread uniformly over the positions from there up is the first of them with
+// probability first_of_[positions left], else one further up, among one position fewer.
+std::size_t ResampledMedian::walk_up(std::size_t lower, std::size_t offset, Rng& rng) const {
+  std::size_t upper = lower + offset;
+  for (std::size_t left = n_ - upper; left > 1 && rng.uniform() >= first_of_[left]; --left) {
     ++upper;
   }
   return upper;
@@ -140,11 +172,11 @@ std::size_t ResampledMedian::upper_position(std::size_t lower, Rng& rng) const {
 
 double ResampledMedian::draw(std::span<const double> sorted, Rng& rng) const {
   KBX_CHECK(sorted.size() == n_) << "a table for " << n_ << " samples given " << sorted.size();
-  std::size_t lower = lower_position(rng);
-  if (n_ % 2 == 1) {
-    return sorted[lower];
-  }
-  std::size_t upper = upper_position(lower, rng);
+  std::size_t outcome = middle_.draw(rng);
+  std::size_t lower = outcome / slots_;
+  std::size_t offset = outcome % slots_;
+  bool further = slots_ > 1 && offset + 1 == slots_;  // the last slot: that far or further
+  std::size_t upper = further ? walk_up(lower, offset, rng) : lower + offset;
   return sorted[lower] + (sorted[upper] - sorted[lower]) * 0.5;  // as percentile_sorted does
 }
 

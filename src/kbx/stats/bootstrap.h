@@ -1,6 +1,7 @@
 // Bootstrap confidence intervals of a task's speedup from the raw timing samples.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -18,16 +19,43 @@ struct Interval {
   double high = 0;
 };
 
+/// Walker's alias method (Vose's construction): outcome i of 0..m-1 with probability
+/// weights[i] / sum(weights), in O(1) with one uniform per draw.
+class AliasTable {
+ public:
+  /// `weights`: non-negative and not all zero. O(m) time and memory.
+  explicit AliasTable(std::span<const double> weights);
+
+  [[nodiscard]] std::size_t draw(Rng& rng) const {
+    double x = rng.uniform() * static_cast<double>(keep_.size());
+    auto bucket = std::min(static_cast<std::size_t>(x), keep_.size() - 1);
+    std::size_t other = alias_[bucket];  // read either way: a select, not a branch
+    return x - static_cast<double>(bucket) < keep_[bucket] ? bucket : other;
+  }
+
+ private:
+  std::vector<double> keep_;  ///< a draw landing in bucket i keeps i with this probability
+  std::vector<std::size_t> alias_;  ///< else it takes alias_[i]
+};
+
 /// The median of a bootstrap resample (n draws with replacement) of n sorted samples, drawn
 /// without building or sorting the resample. The k-th smallest of n draws from positions 1..n is
-/// position i with probability P(Bin(n, i/n) >= k) - P(Bin(n, (i-1)/n) >= k); that table is built
-/// once per n. For even n the upper middle draw is the same position with the probability that two
-/// or more draws fell there given the lower one did, else the lower position plus the least of
-/// the n/2 draws above it (walked up one position at a time). Exact: the same distribution as sorting each resample (docs/metrics.md).
+/// position i with probability P(Bin(n, i/n) >= k) - P(Bin(n, (i-1)/n) >= k). For even n the
+/// upper middle draw is the same position with the probability that two or more draws fell there
+/// given the lower one did, else the least of the n/2 draws spread uniformly over the positions
+/// above. Both come from one alias table built per n (the upper draw's first offsets in it, the
+/// rare rest walked), so a draw costs about one uniform. Exact: the same distribution as sorting
+/// every resample (docs/metrics.md).
 class ResampledMedian {
  public:
-  /// The tables for samples of size n (n >= 1). O(n) memory; O(n sqrt n) time.
-  explicit ResampledMedian(std::size_t n);
+  /// The upper draw 0..6 positions above the lower one from the table, 7 and more walked (under
+  /// 0.2% of draws at n = 100).
+  static constexpr std::size_t default_even_slots = 8;
+
+  /// The tables for samples of size n (n >= 1). O(n) memory; O(n sqrt n) time. `even_slots`
+  /// (>= 2): outcomes per position for even n, the upper draw 0 .. even_slots - 2 positions above
+  /// the lower one, or further (walked); any value gives the same distribution (tests use 2).
+  explicit ResampledMedian(std::size_t n, std::size_t even_slots = default_even_slots);
 
   /// The median of one resample of `sorted` (size n, ascending), the way summarize() takes a
   /// median: the middle value, or the mean of the two middle values.
@@ -36,16 +64,17 @@ class ResampledMedian {
   [[nodiscard]] std::size_t size() const { return n_; }
 
  private:
-  [[nodiscard]] std::size_t lower_position(Rng& rng) const;  // 0-based
-  [[nodiscard]] std::size_t upper_position(std::size_t lower, Rng& rng) const;
+  static AliasTable middle_table(std::size_t n, std::size_t slots);
+  [[nodiscard]] std::size_t walk_up(std::size_t lower, std::size_t offset, Rng& rng) const;
 
   std::size_t n_ = 0;
-  std::size_t k_ = 0;           ///< 1-based rank of the lower middle draw
-  std::vector<double> cdf_;     ///< cdf_[i]: P(lower middle position <= i), 0-based i
-  std::vector<std::size_t> guide_;  ///< guide_[g]: the first i with cdf_[i] > g / n (search start)
-  std::vector<double> stay_;    ///< even n: P(upper middle position == i | lower one is i)
-  /// even n: first_of_[m]: P(the least of the n - k draws above the lower middle one is the
-  /// first of the m positions there) = 1 - (1 - 1/m)^(n - k)
+  std::size_t k_ = 0;      ///< 1-based rank of the lower middle draw: (n + 1) / 2
+  std::size_t slots_ = 1;  ///< outcomes per position: 1 for odd n, even_slots for even n
+  /// Outcome lower * slots_ + offset: the lower middle draw at `lower` (0-based), the upper one
+  /// `offset` positions above it (the last slot: that many or more).
+  AliasTable middle_;
+  /// Even n: first_of_[m]: P(the least of the n - k draws spread over m positions is the first
+  /// of them) = 1 - (1 - 1/m)^(n - k).
   std::vector<double> first_of_;
 };
 

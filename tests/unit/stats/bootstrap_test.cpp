@@ -153,6 +153,55 @@ TEST(ResampledMedian, MatchesTheNaiveSortPerResampleDistributionForTimingSizedSa
   }
 }
 
+// Samples 2^0 .. 2^(n-1): a median (2^lower + 2^upper) / 2 tells both middle positions apart.
+std::pair<int, int> middle_positions(double median) {
+  int upper = static_cast<int>(std::floor(std::log2(2 * median)));
+  double rest = 2 * median - std::ldexp(1.0, upper);
+  return rest == 0 ? std::pair{upper - 1, upper - 1} : std::pair{std::ilogb(rest), upper};
+}
+
+TEST(ResampledMedian, DrawsBothMiddlePositionsJointlyAsSortingDoesIncludingFarApartOnes) {
+  constexpr int draws = 400'000;
+  struct Case {
+    std::size_t n;
+    std::size_t slots;  // 2: every upper draw above the lower one is walked
+  };
+  for (Case c : {Case{8, 2}, Case{12, 2}, Case{20, 2}, Case{8, 8}, Case{20, 8}, Case{20, 5}}) {
+    std::size_t n = c.n;
+    std::vector<double> sorted(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      sorted[i] = std::ldexp(1.0, static_cast<int>(i));
+    }
+    ResampledMedian median(n, c.slots);
+    Rng fast_rng(3);
+    Rng naive_rng(4);
+    std::map<std::pair<int, int>, int> fast, naive;
+    for (int i = 0; i < draws; ++i) {
+      fast[middle_positions(median.draw(sorted, fast_rng))] += 1;
+      naive[middle_positions(naive_resampled_median(sorted, naive_rng))] += 1;
+    }
+    std::map<int, double> fast_gap, naive_gap;  // upper - lower
+    for (const auto& [pair, count] : naive) {
+      double p = static_cast<double>(count) / draws;
+      double q = static_cast<double>(fast[pair]) / draws;
+      EXPECT_NEAR(q, p, 5 * std::sqrt(2 * p * (1 - p) / draws) + 3.0 / draws)
+          << "n " << n << " slots " << c.slots << " positions " << pair.first << ", "
+          << pair.second;
+      naive_gap[pair.second - pair.first] += p;
+      fast_gap[pair.second - pair.first] += q;
+    }
+    for (const auto& [pair, count] : fast) {
+      EXPECT_TRUE(naive.count(pair) || count < 5) << "n " << n << " " << pair.first << ", "
+                                                  << pair.second << " drawn " << count;
+    }
+    for (int gap = 1; gap < static_cast<int>(n); ++gap) {
+      double p = naive_gap[gap];
+      EXPECT_NEAR(fast_gap[gap], p, 5 * std::sqrt(2 * p * (1 - p) / draws) + 3.0 / draws)
+          << "n " << n << " slots " << c.slots << " gap " << gap;
+    }
+  }
+}
+
 TEST(SpeedupBootstrap, AgreesWithTheNaiveBootstrapOnANoisyTask) {
   std::vector<std::vector<double>> data = {noisy(1.0, 0.2, 30, 1), noisy(1.1, 0.2, 30, 2),
                                            noisy(5.0, 0.1, 21, 3), noisy(4.0, 0.3, 21, 4),
