@@ -1,10 +1,12 @@
 // The report's statistics on a full-size run: 176 tasks x 15 perf workloads x 100 samples per side.
 // BM_SpeedupIntervals times the bootstrap intervals and verdicts alone (in memory);
+// BM_NaiveIntervalOneTask one task's interval by sorting every resample (what the tables replace);
 // BM_BuildReportModel the whole build_report_model, reading every sample from a kbx.db.
 #include <benchmark/benchmark.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "kbx/report/report_model.h"
 #include "kbx/stats/bootstrap.h"
 #include "kbx/stats/speedup_verdict.h"
+#include "kbx/stats/summary.h"
 
 namespace {
 
@@ -74,6 +77,34 @@ void BM_SpeedupIntervals(benchmark::State& state) {
     benchmark::DoNotOptimize(faster);
   }
   state.counters["tasks_faster"] = faster;
+}
+
+// The method the tables replace, for scale: one task's interval by sorting every resample.
+void BM_NaiveIntervalOneTask(benchmark::State& state) {
+  const Task& task = synthetic_tasks().front();
+  kbx::stats::Rng rng(1);
+  std::vector<double> resample(sample_count);
+  auto median_of_resample = [&](const std::vector<double>& samples) {
+    for (double& v : resample) {
+      v = samples[static_cast<std::size_t>(rng.uniform() * sample_count)];
+    }
+    std::sort(resample.begin(), resample.end());
+    return kbx::stats::percentile_sorted(resample, 0.5);
+  };
+  for (auto _ : state) {
+    std::vector<double> ratios;
+    for (int b = 0; b < kbx::stats::BootstrapOptions{}.replicates; ++b) {
+      double candidate = 0;
+      double reference = 0;
+      for (int w = 0; w < workload_count; ++w) {
+        candidate += median_of_resample(task.candidate[w]);
+        reference += median_of_resample(task.reference[w]);
+      }
+      ratios.push_back(reference / candidate);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    benchmark::DoNotOptimize(kbx::stats::percentile_sorted(ratios, 0.025));
+  }
 }
 
 // A kbx.db holding the synthetic run: tasks, one session's reference timings, one ok evaluation
@@ -150,4 +181,5 @@ void BM_BuildReportModel(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_SpeedupIntervals)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NaiveIntervalOneTask)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildReportModel)->Unit(benchmark::kMillisecond);
