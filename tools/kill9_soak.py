@@ -57,9 +57,9 @@ PR_SET_CHILD_SUBREAPER = 36
 # Fields that depend on timing (all zero or absent on the CPU, where perf is skipped, but a run
 # on a GPU would measure them afresh) and so are left out of the comparisons.
 METRIC_TIMING_FIELDS = {"runtime_ms", "gbs", "tflops", "speedup", "ref_runtime_ms", "perf_note",
-                        "workloads"}
+                        "workloads", "speedup_ci_low", "speedup_ci_high", "speedup_verdict"}
 SUMMARY_TIMING_FIELDS = {"avg_speedup_global", "avg_speedup_per_task", "geomean_speedup",
-                         "faster_than_reference"}
+                         "faster_than_reference", "speedup_verdicts", "fast_1", "fast_1_5", "fast_2"}
 VERDICT_SQL = """
     SELECT e.submission_id, s.task_key, s.origin, e.outcome, e.reason, e.call_ok, e.exe_ok,
            e.perf_ok, e.triton_ok, e.detail

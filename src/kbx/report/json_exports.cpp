@@ -1,5 +1,6 @@
 // metrics.json and summary.json: KernelBench-X's field names first, then kbx's own.
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #include "kbx/common/error.h"
@@ -10,6 +11,16 @@ namespace kbx::report {
 namespace {
 
 double rate(int pass, int total) { return total > 0 ? static_cast<double>(pass) / total : 0.0; }
+
+Json verdicts_json(const Totals::VerdictCounts& v) {
+  Json j = Json::object();
+  j["faster"] = v.faster;
+  j["same"] = v.same;
+  j["slower"] = v.slower;
+  j["ambiguous"] = v.ambiguous;
+  j["none"] = v.none;
+  return j;
+}
 
 Json workload_json(const WorkloadRow& w) {
   Json j = Json::object();
@@ -45,6 +56,9 @@ Json row_json(const SubmissionRow& r) {
   j["triton_ok"] = r.triton_ok;
   j["perf_note"] = r.perf_note;
   j["ref_runtime_ms"] = r.ref_runtime_ms;
+  j["speedup_ci_low"] = r.speedup_ci ? Json(r.speedup_ci->low) : Json(nullptr);  // no interval
+  j["speedup_ci_high"] = r.speedup_ci ? Json(r.speedup_ci->high) : Json(nullptr);
+  j["speedup_verdict"] = std::string(stats::to_string(r.speedup_verdict));
   j["submission_id"] = r.submission_id;
   j["origin"] = r.origin;
   j["workloads"] = Json::array();
@@ -67,6 +81,11 @@ Json totals_json(const Totals& t) {
   j["avg_speedup_per_task"] = t.avg_speedup_per_task;
   j["geomean_speedup"] = t.geomean_speedup;
   j["faster_than_reference"] = t.faster_than_reference;
+  j["speedup_verdicts"] = verdicts_json(t.verdicts);
+  j["fast_0"] = rate(t.exe_pass, t.total);  // fast_p: shares of all rows, wins by the interval
+  j["fast_1"] = rate(t.fast_1_pass, t.total);
+  j["fast_1_5"] = rate(t.fast_1_5_pass, t.total);
+  j["fast_2"] = rate(t.fast_2_pass, t.total);
   return j;
 }
 

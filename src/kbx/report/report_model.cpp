@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 namespace kbx::report {
 namespace {
@@ -140,8 +141,15 @@ void fill_aggregates(SubmissionRow& row) {
   row.speedup = row.ref_runtime_ms / row.runtime_ms;  // equal to the ratio of sums
 }
 
+// The speedup's interval and verdict from the raw samples, seeded by the task key.
+void fill_speedup_verdict(SubmissionRow& row, std::span<const stats::WorkloadSamples> samples,
+                          stats::SpeedupBootstrap& bootstrap) {
+  row.speedup_ci = bootstrap.interval(samples, stats::seed_for(row.file));
+  row.speedup_verdict = stats::judge_speedup(true, row.speedup_ci);
+}
+
 void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRecord* task,
-                     ReferenceCache& references) {
+                     ReferenceCache& references, stats::SpeedupBootstrap& bootstrap) {
   row.call_ok = e.call_ok;
   row.exe_ok = e.exe_ok;
   row.triton_ok = e.triton_ok;
@@ -153,9 +161,14 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   const auto* reference =
       e.reference_session_id != 0 ? references.find(e.reference_session_id, row.file, e.device)
                                   : nullptr;
+  std::vector<stats::WorkloadSamples> samples;
   for (const TimingRecord& t : e.timings) {
+    const TimingRecord* reference_timing = find_timing(reference, t.workload);
     row.workloads.push_back(
-        make_workload_row(t, find_timing(reference, t.workload), find_workload(task, t.workload)));
+        make_workload_row(t, reference_timing, find_workload(task, t.workload)));
+    if (reference_timing != nullptr) {
+      samples.push_back({t.samples_ms, reference_timing->samples_ms});
+    }
   }
   if (!e.perf_ok) {
     return;
@@ -167,10 +180,12 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   }
   row.perf_ok = true;
   fill_aggregates(row);
+  fill_speedup_verdict(row, samples, bootstrap);
 }
 
 SubmissionRow make_row(const store::SubmissionRecord& s, const TaskRecord* task,
-                       const EvaluationRecord* e, ReferenceCache& references) {
+                       const EvaluationRecord* e, ReferenceCache& references,
+                       stats::SpeedupBootstrap& bootstrap) {
   SubmissionRow row;
   row.file = s.task_key;
   row.category = category_of(s.task_key, task);
@@ -178,9 +193,40 @@ SubmissionRow make_row(const store::SubmissionRecord& s, const TaskRecord* task,
   row.origin = s.origin;
   row.outcome = pending_outcome;
   if (e != nullptr) {
-    fill_evaluation(row, *e, task, references);
+    fill_evaluation(row, *e, task, references, bootstrap);
   }
   return row;
+}
+
+void count_verdict(Totals::VerdictCounts& counts, stats::SpeedupVerdict verdict) {
+  switch (verdict) {
+    case stats::SpeedupVerdict::faster:
+      counts.faster += 1;
+      break;
+    case stats::SpeedupVerdict::same:
+      counts.same += 1;
+      break;
+    case stats::SpeedupVerdict::slower:
+      counts.slower += 1;
+      break;
+    case stats::SpeedupVerdict::ambiguous:
+      counts.ambiguous += 1;
+      break;
+    case stats::SpeedupVerdict::none:
+      counts.none += 1;
+      break;
+  }
+}
+
+// fast_p for p = 1, 1.5, 2: a correct row's win counts where its interval's low end clears p.
+void count_fast_p(Totals& t, const SubmissionRow& r) {
+  if (!r.exe_ok || r.speedup_verdict != stats::SpeedupVerdict::faster || !r.speedup_ci) {
+    return;
+  }
+  double low = r.speedup_ci->low;
+  t.fast_1_pass += low > 1 ? 1 : 0;
+  t.fast_1_5_pass += low > 1.5 ? 1 : 0;
+  t.fast_2_pass += low > 2 ? 1 : 0;
 }
 
 Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
@@ -192,6 +238,8 @@ Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
   for (const SubmissionRow* r : rows) {
     t.call_pass += r->call_ok ? 1 : 0;
     t.exe_pass += r->exe_ok ? 1 : 0;
+    count_verdict(t.verdicts, r->speedup_verdict);
+    count_fast_p(t, *r);
     if (!r->perf_ok) {
       continue;
     }
@@ -285,12 +333,14 @@ ReportModel build_report_model(store::Database& db) {
     by_submission[e.submission_id] = &e;
   }
   ReferenceCache references(db);
+  stats::SpeedupBootstrap bootstrap;
   ReportModel model;
   for (const auto& s : db.submissions()) {
     auto task = tasks.find(s.task_key);
     auto e = by_submission.find(s.id);
     model.rows.push_back(make_row(s, task == tasks.end() ? nullptr : &task->second,
-                                  e == by_submission.end() ? nullptr : e->second, references));
+                                  e == by_submission.end() ? nullptr : e->second, references,
+                                  bootstrap));
   }
   std::vector<const SubmissionRow*> all;
   for (const SubmissionRow& r : model.rows) {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "kbx/common/json.h"
+#include "kbx/stats/bootstrap.h"
+#include "kbx/stats/speedup_verdict.h"
 #include "kbx/stats/summary.h"
 #include "kbx/store/database.h"
 
@@ -44,6 +46,10 @@ struct SubmissionRow {
   double gbs = 0;             ///< mean over workloads
   double tflops = 0;          ///< mean over workloads
   double speedup = 0;         ///< sum of reference medians / sum of candidate medians
+  /// The speedup's 95% bootstrap interval (stats/bootstrap.h); perf_ok rows with two samples or
+  /// more per side and workload, else absent.
+  std::optional<stats::Interval> speedup_ci;
+  stats::SpeedupVerdict speedup_verdict = stats::SpeedupVerdict::none;  ///< none without perf_ok
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
 };
@@ -57,7 +63,20 @@ struct Totals {
   double avg_speedup_global = 0;    ///< sum of all reference ms / sum of all candidate ms
   double avg_speedup_per_task = 0;  ///< arithmetic mean of per-task speedups (perf_ok rows)
   double geomean_speedup = 0;       ///< geometric mean of per-task speedups (perf_ok rows)
-  int faster_than_reference = 0;    ///< perf_ok rows with speedup > 1
+  int faster_than_reference = 0;    ///< perf_ok rows with speedup > 1 (the point estimate)
+  /// Rows by speedup verdict; every row counts once (rows without perf as `none`).
+  struct VerdictCounts {
+    int faster = 0;
+    int same = 0;
+    int slower = 0;
+    int ambiguous = 0;
+    int none = 0;
+  } verdicts;
+  /// fast_p: exe_ok rows whose speedup verdict is `faster` and whose interval's low end is above
+  /// p (fast_0 is exe_pass; fast_1_pass equals verdicts.faster, perf needing a correct row).
+  int fast_1_pass = 0;
+  int fast_1_5_pass = 0;
+  int fast_2_pass = 0;
 };
 
 struct ReportModel {

@@ -1,4 +1,5 @@
-// render_terminal_summary: the per-category table, the outcome line and the input errors.
+// render_terminal_summary: the per-category table, the speedup verdicts, the outcome line and the
+// input errors.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -60,7 +61,7 @@ Line make_line(const std::string& name, const Totals& t) {
           pass_cell(t.exe_pass, t.total),
           pass_cell(t.perf_pass, t.total),
           speedup_cell(t),
-          Cell{std::to_string(t.faster_than_reference)}};
+          Cell{std::to_string(t.verdicts.faster)}};
 }
 
 std::array<std::size_t, column_count> column_widths(const std::vector<Line>& lines) {
@@ -132,6 +133,18 @@ std::string render_outcomes(const ReportModel& model) {
                      parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", ")));
 }
 
+// How the timed rows' speedup intervals came out; nothing when no row was timed.
+std::string render_verdicts(const ReportModel& model) {
+  const Totals::VerdictCounts& v = model.overall.verdicts;
+  if (model.overall.perf_pass == 0) {
+    return {};
+  }
+  return fmt::format(
+      "Speedups (95% interval; same: within {:.0f}%): faster {}, same {}, slower {}, "
+      "ambiguous {}\n",
+      stats::same_speed_margin * 100, v.faster, v.same, v.slower, v.ambiguous);
+}
+
 std::string render_input_errors(const ReportModel& model) {
   if (model.input_errors.empty()) {
     return {};
@@ -156,7 +169,8 @@ std::string render_terminal_summary(const ReportModel& model, bool color) {
   if (!model.device.empty()) {
     out += clip("Device: " + model.device, max_line_chars) + "\n";
   }
-  return out + render_table(model, color) + render_outcomes(model) + render_input_errors(model);
+  return out + render_table(model, color) + render_verdicts(model) + render_outcomes(model) +
+         render_input_errors(model);
 }
 
 }  // namespace kbx::report

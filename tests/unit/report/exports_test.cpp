@@ -22,6 +22,21 @@ std::vector<std::string> keys_of(const Json& object) {
   return keys;
 }
 
+// Totals with every speedup figure `speedup` and `faster` interval wins among the timed rows.
+Totals totals(int total, int call_pass, int exe_pass, int perf_pass, double speedup, int faster) {
+  Totals t;
+  t.total = total;
+  t.call_pass = call_pass;
+  t.exe_pass = exe_pass;
+  t.perf_pass = perf_pass;
+  t.avg_speedup_global = t.avg_speedup_per_task = t.geomean_speedup = speedup;
+  t.faster_than_reference = faster;
+  t.verdicts.faster = faster;
+  t.verdicts.none = total - perf_pass;
+  t.fast_1_pass = t.fast_1_5_pass = t.fast_2_pass = faster;
+  return t;
+}
+
 // Three rows: Math/add.py ok (one workload), Conv/conv2d.py incorrect, Conv/pool.py pending.
 ReportModel sample_model() {
   ReportModel m;
@@ -37,6 +52,8 @@ ReportModel sample_model() {
   ok.gbs = 2000;
   ok.tflops = 1000;
   ok.speedup = 3;
+  ok.speedup_ci = stats::Interval{2.5, 3.5};
+  ok.speedup_verdict = stats::SpeedupVerdict::faster;
   WorkloadRow w;
   w.index = 0;
   w.params = {{"N", 1}};
@@ -70,9 +87,8 @@ ReportModel sample_model() {
   pending.outcome = "pending";
 
   m.rows = {ok, bad, pending};
-  m.categories = {{"Conv", Totals{2, 1, 0, 0, 0, 0, 0, 0}},
-                  {"Math", Totals{1, 1, 1, 1, 3, 3, 3, 1}}};
-  m.overall = Totals{3, 2, 1, 1, 3, 3, 3, 1};
+  m.categories = {{"Conv", totals(2, 1, 0, 0, 0, 0)}, {"Math", totals(1, 1, 1, 1, 3, 1)}};
+  m.overall = totals(3, 2, 1, 1, 3, 1);
   m.outcomes = {{"ok", 1}, {"incorrect", 1}, {"pending", 1}};
   m.input_errors = {{1, "preds.jsonl:7", "not JSON"}};
   m.environment = {{"gpu", "NVIDIA H200"}};
@@ -85,9 +101,11 @@ TEST(MetricsJson, EachRowHasKernelBenchXFieldsFirstThenKbxFields) {
   ASSERT_TRUE(metrics.is_array());
   ASSERT_EQ(metrics.size(), 3U);
   std::vector<std::string> expected = {
-      "file",      "call_ok",   "exe_ok",         "perf_ok",       "runtime_ms", "gbs",
-      "tflops",    "speedup",   "category",       "outcome",       "reason",     "detail",
-      "triton_ok", "perf_note", "ref_runtime_ms", "submission_id", "origin",     "workloads"};
+      "file",           "call_ok",         "exe_ok",          "perf_ok",       "runtime_ms",
+      "gbs",            "tflops",          "speedup",         "category",      "outcome",
+      "reason",         "detail",          "triton_ok",       "perf_note",     "ref_runtime_ms",
+      "speedup_ci_low", "speedup_ci_high", "speedup_verdict", "submission_id", "origin",
+      "workloads"};
   for (const Json& row : metrics) {
     EXPECT_EQ(keys_of(row), expected);
   }
@@ -107,6 +125,9 @@ TEST(MetricsJson, AnOkRowCarriesItsNumbersAndPerWorkloadStatistics) {
   EXPECT_EQ(row["outcome"], "ok");
   EXPECT_EQ(row["triton_ok"], true);
   EXPECT_EQ(row["ref_runtime_ms"], 6.0);
+  EXPECT_EQ(row["speedup_ci_low"], 2.5);
+  EXPECT_EQ(row["speedup_ci_high"], 3.5);
+  EXPECT_EQ(row["speedup_verdict"], "faster");
   EXPECT_EQ(row["submission_id"], "sA");
   EXPECT_EQ(row["origin"], "preds.jsonl:1");
   ASSERT_EQ(row["workloads"].size(), 1U);
@@ -139,6 +160,20 @@ TEST(MetricsJson, FailedAndPendingRowsHaveZerosAndTheirVerdict) {
   EXPECT_EQ(metrics[2]["speedup"], 0.0);
   EXPECT_EQ(metrics[2]["runtime_ms"], 0.0);
   EXPECT_EQ(metrics[2]["workloads"], Json::array());
+  EXPECT_EQ(metrics[1]["speedup_verdict"], "none");
+  EXPECT_TRUE(metrics[1]["speedup_ci_low"].is_null());
+  EXPECT_TRUE(metrics[1]["speedup_ci_high"].is_null());
+}
+
+TEST(MetricsJson, ATimedRowWithoutAnIntervalIsAmbiguousWithNullBounds) {
+  ReportModel m = sample_model();
+  m.rows[0].speedup_ci.reset();
+  m.rows[0].speedup_verdict = stats::SpeedupVerdict::ambiguous;
+  Json row = metrics_json(m)[0];
+  EXPECT_EQ(row["speedup"], 3.0);
+  EXPECT_TRUE(row["speedup_ci_low"].is_null());
+  EXPECT_TRUE(row["speedup_ci_high"].is_null());
+  EXPECT_EQ(row["speedup_verdict"], "ambiguous");
 }
 
 TEST(SummaryJson, HasTheTotalsRatesAndBlocksInOrder) {
@@ -148,7 +183,8 @@ TEST(SummaryJson, HasTheTotalsRatesAndBlocksInOrder) {
       (std::vector<std::string>{
           "total", "call_pass", "call_rate", "exe_pass", "exe_rate", "perf_pass", "perf_rate",
           "avg_speedup_global", "avg_speedup_per_task", "geomean_speedup", "faster_than_reference",
-          "categories", "outcomes", "input_errors", "environment", "device"}));
+          "speedup_verdicts", "fast_0", "fast_1", "fast_1_5", "fast_2", "categories", "outcomes",
+          "input_errors", "environment", "device"}));
   EXPECT_EQ(summary["total"], 3);
   EXPECT_EQ(summary["call_pass"], 2);
   EXPECT_DOUBLE_EQ(summary["call_rate"].get<double>(), 2.0 / 3.0);  // a fraction, not percent
@@ -160,6 +196,12 @@ TEST(SummaryJson, HasTheTotalsRatesAndBlocksInOrder) {
   EXPECT_EQ(summary["avg_speedup_per_task"], 3.0);
   EXPECT_EQ(summary["geomean_speedup"], 3.0);
   EXPECT_EQ(summary["faster_than_reference"], 1);
+  EXPECT_EQ(summary["speedup_verdicts"].dump(),
+            R"({"faster":1,"same":0,"slower":0,"ambiguous":0,"none":2})");
+  EXPECT_DOUBLE_EQ(summary["fast_0"].get<double>(), 1.0 / 3.0);  // exe_rate
+  EXPECT_DOUBLE_EQ(summary["fast_1"].get<double>(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(summary["fast_1_5"].get<double>(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(summary["fast_2"].get<double>(), 1.0 / 3.0);
   EXPECT_EQ(summary["outcomes"].dump(), R"({"ok":1,"incorrect":1,"pending":1})");
   EXPECT_EQ(summary["input_errors"],
             Json::parse(R"([{"origin": "preds.jsonl:7", "message": "not JSON"}])"));
@@ -172,7 +214,7 @@ TEST(SummaryJson, CategoryBlocksHaveTheSameFieldsAsTheTotals) {
   EXPECT_EQ(keys_of(summary["categories"]), (std::vector<std::string>{"Conv", "Math"}));
   const Json& conv = summary["categories"]["Conv"];
   std::vector<std::string> top = keys_of(summary);
-  top.resize(11);  // "total" ... "faster_than_reference"
+  top.resize(16);  // "total" ... "fast_2"
   EXPECT_EQ(keys_of(conv), top);
   EXPECT_EQ(conv["total"], 2);
   EXPECT_EQ(conv["call_rate"], 0.5);
@@ -187,6 +229,8 @@ TEST(SummaryJson, RatesAreZeroWhenThereAreNoRows) {
   EXPECT_EQ(summary["call_rate"], 0.0);
   EXPECT_EQ(summary["exe_rate"], 0.0);
   EXPECT_EQ(summary["perf_rate"], 0.0);
+  EXPECT_EQ(summary["fast_0"], 0.0);
+  EXPECT_EQ(summary["fast_2"], 0.0);
   EXPECT_EQ(summary["categories"], Json::object());
   EXPECT_EQ(summary["outcomes"], Json::object());
 }

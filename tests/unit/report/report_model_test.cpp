@@ -171,6 +171,49 @@ TEST(ReportModel, SubmissionAggregatesAreMeansOverWorkloadsAndSpeedupIsARatioOfS
   EXPECT_DOUBLE_EQ(row_of(m, "sC2").tflops, 1600.0);  // 8 TFLOP in 5 ms
 }
 
+TEST(ReportModel, EachTimedRowGetsABootstrapIntervalAndAVerdict) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& a = row_of(m, "sA");  // workload 1 has one candidate sample
+  EXPECT_FALSE(a.speedup_ci);
+  EXPECT_EQ(a.speedup_verdict, stats::SpeedupVerdict::ambiguous);
+  const SubmissionRow& b = row_of(m, "sB");  // constant samples: a degenerate interval at 0.5
+  ASSERT_TRUE(b.speedup_ci);
+  EXPECT_DOUBLE_EQ(b.speedup_ci->low, 0.5);
+  EXPECT_DOUBLE_EQ(b.speedup_ci->high, 0.5);
+  EXPECT_EQ(b.speedup_verdict, stats::SpeedupVerdict::slower);
+  const SubmissionRow& c2 = row_of(m, "sC2");
+  ASSERT_TRUE(c2.speedup_ci);
+  EXPECT_DOUBLE_EQ(c2.speedup_ci->low, 2.0);
+  EXPECT_EQ(c2.speedup_verdict, stats::SpeedupVerdict::faster);
+  EXPECT_FALSE(row_of(m, "sC").speedup_ci);
+  EXPECT_EQ(row_of(m, "sC").speedup_verdict, stats::SpeedupVerdict::none);
+  EXPECT_EQ(row_of(m, "sD").speedup_verdict, stats::SpeedupVerdict::none);
+}
+
+TEST(ReportModel, ANoisyRowsIntervalHoldsItsPointEstimateAndIsTheSameEveryTime) {
+  Scenario s;
+  std::vector<double> candidate, reference;
+  for (int i = 0; i < 40; ++i) {
+    candidate.push_back(4.0 + 0.05 * (i % 9));
+    reference.push_back(10.0 + 0.4 * (i % 7));
+  }
+  s.db->save_reference_timings(s.session, "Conv/conv2d.py",
+                               {{0, "ok", "", 3, reference, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
+  s.db->save_evaluation(passing("sC2", s.session, {candidate}));
+  auto first = build_report_model(*s.db);
+  auto again = build_report_model(*s.db);
+  const SubmissionRow& r = row_of(first, "sC2");
+  ASSERT_TRUE(r.speedup_ci);
+  EXPECT_LT(r.speedup_ci->low, r.speedup);
+  EXPECT_GT(r.speedup_ci->high, r.speedup);
+  EXPECT_GT(r.speedup_ci->low, 2.0);
+  EXPECT_EQ(r.speedup_verdict, stats::SpeedupVerdict::faster);
+  EXPECT_EQ(row_of(again, "sC2").speedup_ci->low, r.speedup_ci->low);
+  EXPECT_EQ(row_of(again, "sC2").speedup_ci->high, r.speedup_ci->high);
+  EXPECT_EQ(first.overall.fast_2_pass, 1);
+}
+
 TEST(ReportModel, FailedSubmissionsKeepTheirVerdictAndHaveNoPerfNumbers) {
   Scenario s;
   auto m = build_report_model(*s.db);
@@ -229,7 +272,28 @@ TEST(ReportModel, OverallTotalsSumWorkloadMediansAcrossAllPerfRows) {
   EXPECT_DOUBLE_EQ(t.avg_speedup_global, 26.0 / 15.0);
   EXPECT_DOUBLE_EQ(t.avg_speedup_per_task, (14.0 / 6.0 + 0.5 + 2.0) / 3);
   EXPECT_NEAR(t.geomean_speedup, std::cbrt(14.0 / 6.0 * 0.5 * 2.0), 1e-12);
-  EXPECT_EQ(t.faster_than_reference, 2);
+  EXPECT_EQ(t.faster_than_reference, 2);  // point estimates above 1: sA and sC2
+}
+
+TEST(ReportModel, VerdictsAreCountedForEveryRowAndFastPCountsOnlyIntervalWins) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const Totals& t = m.overall;  // sA ambiguous, sB slower, sC2 faster at exactly 2, three none
+  EXPECT_EQ(t.verdicts.faster, 1);
+  EXPECT_EQ(t.verdicts.same, 0);
+  EXPECT_EQ(t.verdicts.slower, 1);
+  EXPECT_EQ(t.verdicts.ambiguous, 1);
+  EXPECT_EQ(t.verdicts.none, 3);
+  EXPECT_EQ(t.fast_1_pass, 1);  // sA's point estimate 2.33 is not a win without an interval
+  EXPECT_EQ(t.fast_1_5_pass, 1);
+  EXPECT_EQ(t.fast_2_pass, 0);  // the low end must be above 2, not equal to it
+  const Totals& math = category(m, "Math");
+  EXPECT_EQ(math.verdicts.faster, 0);
+  EXPECT_EQ(math.verdicts.ambiguous, 1);
+  EXPECT_EQ(math.verdicts.slower, 1);
+  EXPECT_EQ(math.verdicts.none, 1);
+  EXPECT_EQ(math.fast_1_pass, 0);
+  EXPECT_EQ(category(m, "Conv").fast_1_pass, 1);
 }
 
 TEST(ReportModel, OutcomesAreCountedInAFixedOrder) {

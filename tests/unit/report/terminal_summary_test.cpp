@@ -9,11 +9,27 @@
 namespace kbx::report {
 namespace {
 
+// Totals as the table shows them: pass counts, the geometric mean, and `faster` interval wins
+// (the other timed rows ambiguous, the untimed none).
+Totals totals(int total, int call_pass, int exe_pass, int perf_pass, double geomean, int faster) {
+  Totals t;
+  t.total = total;
+  t.call_pass = call_pass;
+  t.exe_pass = exe_pass;
+  t.perf_pass = perf_pass;
+  t.avg_speedup_global = t.avg_speedup_per_task = t.geomean_speedup = geomean;
+  t.faster_than_reference = faster;
+  t.verdicts.faster = faster;
+  t.verdicts.ambiguous = perf_pass - faster;
+  t.verdicts.none = total - perf_pass;
+  t.fast_1_pass = faster;
+  return t;
+}
+
 ReportModel sample_model() {
   ReportModel m;
-  m.categories = {{"Conv", Totals{2, 1, 0, 0, 0, 0, 0, 0}},
-                  {"Math", Totals{1, 1, 1, 1, 3, 3, 14.0 / 6, 1}}};
-  m.overall = Totals{3, 2, 1, 1, 3, 3, 14.0 / 6, 1};
+  m.categories = {{"Conv", totals(2, 1, 0, 0, 0, 0)}, {"Math", totals(1, 1, 1, 1, 14.0 / 6, 1)}};
+  m.overall = totals(3, 2, 1, 1, 14.0 / 6, 1);
   m.outcomes = {{"ok", 1}, {"incorrect", 1}, {"pending", 1}};
   m.input_errors = {{1, "preds.jsonl:7", "not JSON"}};
   m.device = "cuda:0 NVIDIA H200";
@@ -42,9 +58,27 @@ TEST(TerminalSummary, ShowsOneRowPerCategoryATotalRowOutcomesAndInputErrors) {
             "Math          1  1 (100%)  1 (100%)  1 (100%)    2.33x       1\n"
             "--------------------------------------------------------------\n"
             "TOTAL         3   2 (67%)   1 (33%)   1 (33%)    2.33x       1\n"
+            "Speedups (95% interval; same: within 2%): faster 1, same 0, slower 0, ambiguous 0\n"
             "Outcomes: ok 1, incorrect 1, pending 1\n"
             "Input errors (1):\n"
             "  preds.jsonl:7: not JSON\n");
+}
+
+TEST(TerminalSummary, TheFasterColumnCountsIntervalWinsNotPointEstimatesAboveOne) {
+  ReportModel m = sample_model();
+  m.overall.faster_than_reference = 3;  // point estimates above 1
+  m.overall.perf_pass = 3;
+  m.overall.verdicts = {1, 1, 0, 1, 0};  // only one interval clears 1
+  std::vector<std::string> lines = lines_of(render_terminal_summary(m, false));
+  EXPECT_EQ(lines.at(6), "TOTAL         3   2 (67%)   1 (33%)  3 (100%)    2.33x       1");
+  EXPECT_EQ(lines.at(7),
+            "Speedups (95% interval; same: within 2%): faster 1, same 1, slower 0, ambiguous 1");
+}
+
+TEST(TerminalSummary, LeavesOutTheSpeedupLineWhenNothingWasTimed) {
+  ReportModel m = sample_model();
+  m.overall = totals(3, 2, 1, 0, 0, 0);
+  EXPECT_EQ(render_terminal_summary(m, false).find("Speedups"), std::string::npos);
 }
 
 TEST(TerminalSummary, LeavesOutTheDeviceAndInputErrorsWhenThereAreNone) {
@@ -86,8 +120,8 @@ TEST(TerminalSummary, ASpeedupBelowOneIsRed) {
 
 TEST(TerminalSummary, LongNamesAndMessagesAreClippedToOneHundredColumns) {
   ReportModel m = sample_model();
-  m.categories.push_back({std::string(60, 'C'), Totals{1234, 1234, 1000, 999, 1, 1, 1, 0}});
-  m.overall = Totals{12345, 12345, 12345, 12345, 1234.5, 1234.5, 1234.5, 12345};
+  m.categories.push_back({std::string(60, 'C'), totals(1234, 1234, 1000, 999, 1, 0)});
+  m.overall = totals(12345, 12345, 12345, 12345, 1234.5, 12345);
   m.input_errors.push_back({1, "preds.jsonl:8", std::string(300, 'm') + "\nsecond line"});
   std::string text = render_terminal_summary(m, false);
   for (const std::string& line : lines_of(text)) {

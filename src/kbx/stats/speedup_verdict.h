@@ -1,0 +1,31 @@
+// SpeedupVerdict: whether a speedup's confidence interval shows a win, a loss, a tie or too little.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "kbx/stats/bootstrap.h"
+
+namespace kbx::stats {
+
+/// What a task's speedup interval says (docs/metrics.md), in the order reports list them.
+enum class SpeedupVerdict {
+  faster,     ///< the interval's low end is above 1 (and it is not `same`)
+  same,       ///< the whole interval lies within the margin around 1
+  slower,     ///< the interval's high end is below 1 (and it is not `same`)
+  ambiguous,  ///< timed, but the interval straddles 1 and leaves the margin, or there is none
+  none,       ///< not timed (no perf)
+};
+
+/// Differences within 2% of the reference count as the same speed: [1/1.02, 1.02].
+constexpr double same_speed_margin = 0.02;
+
+/// The verdict on a task's speedup: `none` without perf, `ambiguous` when it was timed but has no
+/// interval (a single sample per side), else by the interval and `margin` (same first).
+SpeedupVerdict judge_speedup(bool timed, const std::optional<Interval>& interval,
+                             double margin = same_speed_margin);
+
+/// "faster", "same", "slower", "ambiguous", "none": the names the exports write.
+std::string_view to_string(SpeedupVerdict verdict);
+
+}  // namespace kbx::stats
