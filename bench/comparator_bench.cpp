@@ -110,7 +110,7 @@ void compare(benchmark::State& state, DType dtype, Kind kind) {
   const Inputs& in = inputs_for(dtype, state.range(0), kind);
   Contract contract = Contract::kernelbenchx_default();
   if (kind == Kind::metrics_contract) {
-    contract.metrics = kbx::compare::MetricThresholds{0.95, 0.05, 0.1};
+    contract.metrics = kbx::compare::MetricThresholds{0.95, 0.05, 0.1, std::nullopt};
   }
   const bool expect_ok = kind != Kind::one_percent_off;
   for (auto _ : state) {
