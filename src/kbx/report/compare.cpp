@@ -25,7 +25,7 @@ std::string speedup_text(const std::optional<TaskInRun>& t) {
     return "-";
   }
   if (t->speedup) {
-    return fmt::format("{:.3f}x", *t->speedup);
+    return fmt::format("{:.3f}x {}", *t->speedup, stats::to_string(t->verdict));
   }
   return t->outcome == "ok" ? "ok" : t->outcome;
 }
@@ -53,6 +53,7 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
       if (row.perf_ok && row.speedup > 0 && std::isfinite(row.speedup)) {
         t.speedup = row.speedup;
       }
+      t.verdict = row.speedup_verdict;
       slot = t;
     }
   }
@@ -61,6 +62,7 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
     row.runs.resize(runs.size());
     std::vector<double> speedups;
     std::vector<std::string> outcomes;
+    std::vector<stats::SpeedupVerdict> verdicts;
     bool all = true;
     for (const auto& t : row.runs) {
       if (!t) {
@@ -73,6 +75,9 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
       if (t->speedup) {
         speedups.push_back(*t->speedup);
       }
+      if (t->verdict != stats::SpeedupVerdict::none) {
+        verdicts.push_back(t->verdict);
+      }
     }
     c.in_all += all ? 1 : 0;
     c.timed_in_all += all && speedups.size() == row.runs.size() ? 1 : 0;
@@ -84,7 +89,10 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
       row.side_changed = *lo <= 1.0 && *hi > 1.0;
       spreads.push_back(*row.spread);
     }
+    row.verdict_changed = std::adjacent_find(verdicts.begin(), verdicts.end(),
+                                             std::not_equal_to<>()) != verdicts.end();
     c.outcome_changes += row.outcome_changed ? 1 : 0;
+    c.verdict_changes += row.verdict_changed ? 1 : 0;
     c.side_changes += row.side_changed ? 1 : 0;
     c.rows.push_back(std::move(row));
   }
@@ -104,18 +112,22 @@ std::string render_comparison(const Comparison& c, int top) {
   };
   out += fmt::format(
       "{} tasks, {} in every run, {} timed in every run; speedup spread (max/min - 1) median {}, "
-      "p95 {}; outcome changed on {}, faster-than-eager changed on {}\n",
+      "p95 {}; outcome changed on {}, speedup verdict (95% interval) changed on {}, point "
+      "estimate crossed 1.0x on {}\n",
       c.rows.size(), c.in_all, c.timed_in_all, pct(c.median_spread), pct(c.p95_spread),
-      c.outcome_changes, c.side_changes);
+      c.outcome_changes, c.verdict_changes, c.side_changes);
   std::vector<const CompareRow*> shown;
   for (const auto& row : c.rows) {
-    if (row.outcome_changed || row.spread) {
+    if (row.outcome_changed || row.verdict_changed || row.spread) {
       shown.push_back(&row);
     }
   }
   std::stable_sort(shown.begin(), shown.end(), [](const CompareRow* a, const CompareRow* b) {
     if (a->outcome_changed != b->outcome_changed) {
       return a->outcome_changed;
+    }
+    if (a->verdict_changed != b->verdict_changed) {
+      return a->verdict_changed;
     }
     return a->spread.value_or(1.0) > b->spread.value_or(1.0);
   });
@@ -131,16 +143,16 @@ std::string render_comparison(const Comparison& c, int top) {
   }
   out += fmt::format("{:<{}}", "task", width);
   for (std::size_t r = 0; r < c.runs.size(); ++r) {
-    out += fmt::format("  {:>14}", fmt::format("run {}", r + 1));
+    out += fmt::format("  {:>22}", fmt::format("run {}", r + 1));
   }
   out += "   spread\n";
   for (const auto* row : shown) {
     out += fmt::format("{:<{}}", row->task, width);
     for (const auto& t : row->runs) {
-      out += fmt::format("  {:>14}", speedup_text(t));
+      out += fmt::format("  {:>22}", speedup_text(t));
     }
     out += fmt::format("  {:>7}{}{}\n", pct(row->spread), row->outcome_changed ? "  outcome" : "",
-                       row->side_changed ? "  faster/slower" : "");
+                       row->verdict_changed ? "  verdict" : "");
   }
   return out;
 }
@@ -157,6 +169,7 @@ Json comparison_json(const Comparison& c) {
   j["timed_in_all"] = c.timed_in_all;
   j["outcome_changes"] = c.outcome_changes;
   j["faster_than_eager_changes"] = c.side_changes;
+  j["verdict_changes"] = c.verdict_changes;
   j["median_spread"] = opt(c.median_spread);
   j["p95_spread"] = opt(c.p95_spread);
   j["rows"] = Json::array();
@@ -168,6 +181,7 @@ Json comparison_json(const Comparison& c) {
       } else {
         per_run.push_back({{"outcome", t->outcome},
                            {"speedup", opt(t->speedup)},
+                           {"speedup_verdict", std::string(stats::to_string(t->verdict))},
                            {"submissions", t->submissions}});
       }
     }
@@ -175,7 +189,8 @@ Json comparison_json(const Comparison& c) {
                          {"runs", per_run},
                          {"spread", opt(row.spread)},
                          {"outcome_changed", row.outcome_changed},
-                         {"faster_than_eager_changed", row.side_changed}});
+                         {"faster_than_eager_changed", row.side_changed},
+                         {"verdict_changed", row.verdict_changed}});
   }
   return j;
 }

@@ -20,6 +20,7 @@ struct NamedRun {
 struct TaskInRun {
   std::string outcome;            ///< "ok", "incorrect", ... or "pending"
   std::optional<double> speedup;  ///< when perf_ok
+  stats::SpeedupVerdict verdict = stats::SpeedupVerdict::none;  ///< the interval's verdict
   int submissions = 0;            ///< submissions of the task in the run (the first is compared)
 };
 
@@ -30,6 +31,9 @@ struct CompareRow {
   std::optional<double> spread;  ///< max/min speedup over the runs that timed it (two or more)
   bool outcome_changed = false;  ///< the outcome differs between runs that evaluated it
   bool side_changed = false;     ///< faster than eager (speedup > 1) in one run, not in another
+  /// The speedup verdict (bootstrap interval: faster, same, slower, ambiguous) differs between
+  /// runs that timed the task.
+  bool verdict_changed = false;
 };
 
 struct Comparison {
@@ -40,6 +44,7 @@ struct Comparison {
   int timed_in_all = 0;           ///< tasks every run timed
   int outcome_changes = 0;
   int side_changes = 0;
+  int verdict_changes = 0;
   std::optional<double> median_spread;  ///< over tasks with a spread
   std::optional<double> p95_spread;
 };

@@ -6,8 +6,10 @@
 namespace kbx::report {
 namespace {
 
-SubmissionRow row(const std::string& file, const std::string& outcome, double speedup) {
+SubmissionRow row(const std::string& file, const std::string& outcome, double speedup,
+                  stats::SpeedupVerdict verdict = stats::SpeedupVerdict::none) {
   SubmissionRow r;
+  r.speedup_verdict = verdict;
   r.file = file;
   r.outcome = outcome;
   r.perf_ok = speedup > 0;
@@ -76,6 +78,19 @@ TEST(Compare, TopLimitsTheListedTasksLargestSpreadFirst) {
   std::string text = render_comparison(c, 1);
   EXPECT_NE(text.find("A/y.py"), std::string::npos) << text;
   EXPECT_EQ(text.find("A/x.py"), std::string::npos) << text;
+}
+
+TEST(Compare, AChangedVerdictIsListedBeforeLargerSpreads) {
+  using V = stats::SpeedupVerdict;
+  auto c = compare_runs({run("a", {row("A/x.py", "ok", 1.05, V::faster), row("A/y.py", "ok", 1.0, V::same)}),
+                         run("b", {row("A/x.py", "ok", 1.04, V::ambiguous), row("A/y.py", "ok", 1.3, V::same)})});
+  EXPECT_TRUE(c.rows[0].verdict_changed);
+  EXPECT_FALSE(c.rows[1].verdict_changed);
+  EXPECT_EQ(c.verdict_changes, 1);
+  std::string text = render_comparison(c, 1);
+  EXPECT_NE(text.find("A/x.py"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.050x faster"), std::string::npos) << text;
+  EXPECT_EQ(comparison_json(c)["rows"][0]["runs"][1]["speedup_verdict"], "ambiguous");
 }
 
 }  // namespace
