@@ -8,7 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cerrno>
+#include <cctype>
 #include <csignal>
+#include <map>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -202,7 +204,58 @@ struct EvalArgs {
   std::string rules = "kbx";
   int timeout_s = 0;
   int perf_timeout_s = 600;
+  std::string method;
+  std::string model;
+  int round = -1;
+  std::vector<std::string> labels;  ///< KEY=VALUE
 };
+
+/// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
+std::map<std::string, std::string> parse_labels(const EvalArgs& a) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const std::string& key, const std::string& value, const std::string& flag) {
+    bool key_ok = !key.empty() && key.size() <= 32 && std::islower(static_cast<unsigned char>(key[0]));
+    for (char ch : key) {
+      key_ok = key_ok && (std::islower(static_cast<unsigned char>(ch)) ||
+                          std::isdigit(static_cast<unsigned char>(ch)) || ch == '_');
+    }
+    if (!key_ok) {
+      throw Error(ErrorKind::usage,
+                  "{}: a label's name is 1-32 characters of a-z, 0-9 and _, starting with a letter "
+                  "(got '{}')", flag, key);
+    }
+    bool value_ok = !value.empty() && value.size() <= 200;
+    for (char ch : value) {
+      value_ok = value_ok && static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f;
+    }
+    if (!value_ok) {
+      throw Error(ErrorKind::usage,
+                  "{}: label '{}' needs a value of 1-200 printable characters", flag, key);
+    }
+    if (auto it = out.find(key); it != out.end() && it->second != value) {
+      throw Error(ErrorKind::usage, "{}: label '{}' is given twice ('{}' and '{}')", flag, key,
+                  it->second, value);
+    }
+    out[key] = value;
+  };
+  if (!a.method.empty()) {
+    add("method", a.method, "--method");
+  }
+  if (!a.model.empty()) {
+    add("model", a.model, "--model");
+  }
+  if (a.round >= 0) {
+    add("round", std::to_string(a.round), "--round");
+  }
+  for (const auto& label : a.labels) {
+    auto eq = label.find('=');
+    if (eq == std::string::npos) {
+      throw Error(ErrorKind::usage, "--label takes KEY=VALUE (got '{}')", label);
+    }
+    add(label.substr(0, eq), label.substr(eq + 1), "--label");
+  }
+  return out;
+}
 
 std::vector<int> parse_gpus(const std::string& list) {
   std::vector<int> out;
@@ -244,6 +297,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.sandbox = !a.no_sandbox;
   o.seed = a.seed;
   o.rules = a.rules;
+  o.labels = parse_labels(a);
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
   }
@@ -455,6 +509,10 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_flag("--no-sandbox", e.no_sandbox,
                      "Run candidates unconfined (debugging only; the run records it)");
   eval_cmd->add_option("--seed", e.seed, "Base seed for test inputs")->capture_default_str();
+  eval_cmd->add_option("--method", e.method, "Label: the generation method (e.g. one-shot, reflexion)");
+  eval_cmd->add_option("--model", e.model, "Label: the model that wrote the submissions");
+  eval_cmd->add_option("--round", e.round, "Label: the repair round (0, 1, ...)")->check(CLI::NonNegativeNumber);
+  eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")
       ->check(CLI::IsMember({"kbx", "kernelbenchx"}))->capture_default_str();

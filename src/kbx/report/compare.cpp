@@ -38,6 +38,7 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
   for (std::size_t r = 0; r < runs.size(); ++r) {
     c.runs.push_back(runs[r].name);
     c.devices.push_back(runs[r].model.device);
+    c.labels.push_back(runs[r].model.labels);
     for (const auto& row : runs[r].model.rows) {
       auto& cr = by_task[row.file];
       cr.task = row.file;
@@ -104,8 +105,12 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
 std::string render_comparison(const Comparison& c, int top) {
   std::string out;
   for (std::size_t r = 0; r < c.runs.size(); ++r) {
-    out += fmt::format("run {}: {}{}\n", r + 1, c.runs[r],
-                       c.devices[r].empty() ? "" : fmt::format(" ({})", c.devices[r]));
+    std::string labels;
+    for (const auto& [key, value] : c.labels[r]) {
+      labels += fmt::format(" {}={}", key, value);
+    }
+    out += fmt::format("run {}: {}{}{}\n", r + 1, c.runs[r],
+                       c.devices[r].empty() ? "" : fmt::format(" ({})", c.devices[r]), labels);
   }
   auto pct = [](std::optional<double> spread) {
     return spread ? fmt::format("{:.2f}%", 100.0 * (*spread - 1.0)) : std::string("-");
@@ -161,7 +166,7 @@ Json comparison_json(const Comparison& c) {
   Json j;
   j["runs"] = Json::array();
   for (std::size_t r = 0; r < c.runs.size(); ++r) {
-    j["runs"].push_back({{"name", c.runs[r]}, {"device", c.devices[r]}});
+    j["runs"].push_back({{"name", c.runs[r]}, {"device", c.devices[r]}, {"labels", c.labels[r]}});
   }
   auto opt = [](std::optional<double> v) { return v ? Json(*v) : Json(nullptr); };
   j["tasks"] = c.rows.size();

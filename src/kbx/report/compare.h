@@ -1,6 +1,7 @@
 // Comparing runs (`kbx compare`): the same tasks evaluated on other GPUs, dates or settings.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct CompareRow {
 struct Comparison {
   std::vector<std::string> runs;  ///< names
   std::vector<std::string> devices;
+  std::vector<std::map<std::string, std::string>> labels;  ///< each run's labels
   std::vector<CompareRow> rows;   ///< by task key
   int in_all = 0;                 ///< tasks every run evaluated
   int timed_in_all = 0;           ///< tasks every run timed

@@ -119,6 +119,7 @@ Json summary_json(const ReportModel& model) {
   }
   out["environment"] = model.environment;
   out["device"] = model.device;
+  out["labels"] = model.labels;
   return out;
 }
 

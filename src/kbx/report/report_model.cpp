@@ -352,6 +352,13 @@ ReportModel build_report_model(store::Database& db) {
   model.input_errors = distinct_input_errors(db);
   model.environment = latest_environment(db);
   model.device = devices_of(evaluations);
+  if (auto config = db.run_config(); config && config->contains("labels")) {
+    for (const auto& [key, value] : (*config)["labels"].items()) {
+      if (value.is_string()) {
+        model.labels[key] = value.get<std::string>();
+      }
+    }
+  }
   return model;
 }
 

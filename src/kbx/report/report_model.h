@@ -1,6 +1,7 @@
 // ReportModel: everything a report shows, derived from the store alone (reports never run code).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -90,6 +91,8 @@ struct ReportModel {
   std::vector<store::InputErrorRecord> input_errors;
   Json environment = Json::object();  ///< the env of the latest session that recorded one
   std::string device;
+  /// The run's labels (`kbx eval --method/--model/--round/--label`), from its stored identity.
+  std::map<std::string, std::string> labels;
 };
 
 /// Reads the store and derives every statistic. Pure apart from the reads.

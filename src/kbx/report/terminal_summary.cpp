@@ -169,6 +169,13 @@ std::string render_terminal_summary(const ReportModel& model, bool color) {
   if (!model.device.empty()) {
     out += clip("Device: " + model.device, max_line_chars) + "\n";
   }
+  if (!model.labels.empty()) {
+    std::string run = "Run:";
+    for (const auto& [key, value] : model.labels) {
+      run += fmt::format(" {}={}", key, value);
+    }
+    out += clip(run, max_line_chars) + "\n";
+  }
   return out + render_table(model, color) + render_verdicts(model) + render_outcomes(model) +
          render_input_errors(model);
 }

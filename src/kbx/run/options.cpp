@@ -11,12 +11,16 @@ Json TimingSettings::to_json() const {
 }
 
 Json RunOptions::identity() const {
-  return Json{{"device", device},
-              {"seed", seed},
-              {"require_triton", require_triton},
-              {"perf", perf},
-              {"rules", rules},
-              {"suite_root", suite_root.string()}};
+  Json j{{"device", device},
+         {"seed", seed},
+         {"require_triton", require_triton},
+         {"perf", perf},
+         {"rules", rules},
+         {"suite_root", suite_root.string()}};
+  if (!labels.empty()) {  // a resume may leave them out; it may not change them
+    j["labels"] = labels;
+  }
+  return j;
 }
 
 }  // namespace kbx::run

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct RunOptions {
   /// "kbx" (strict: Triton must do the work, mutated arguments compared, kbx's contracts) or
   /// "kernelbenchx" (the public harness's rules with kbx's references; docs/errata.md).
   std::string rules = "kbx";
+  /// What the run is (method, model, round, ... from `kbx eval --method/--model/--round/--label`):
+  /// part of its identity, so analyses can group runs and a resume cannot relabel them.
+  std::map<std::string, std::string> labels;
   int load_timeout_s = 120;
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;

@@ -67,9 +67,20 @@ TEST(Compare, ThePendingOutcomeIsNotAChangeAndTheFirstSubmissionCounts) {
   EXPECT_EQ(c.rows[0].runs[0]->outcome, "ok");
   EXPECT_FALSE(c.rows[0].outcome_changed);
   auto j = comparison_json(c);
+  EXPECT_EQ(j["runs"][0]["labels"], Json::object());
   EXPECT_EQ(j["rows"][0]["runs"][0]["submissions"], 2);
   EXPECT_TRUE(j["rows"][0]["spread"].is_null());
   EXPECT_EQ(j["runs"][1]["device"], "cuda:0 b");
+}
+
+TEST(Compare, NamesEachRunsLabels) {
+  auto a = run("a", {row("A/x.py", "ok", 1.0)});
+  a.model.labels = {{"method", "one-shot"}, {"round", "0"}};
+  auto c = compare_runs({a, run("b", {row("A/x.py", "ok", 1.0)})});
+  std::string text = render_comparison(c, -1);
+  EXPECT_NE(text.find("run 1: a (cuda:0 a) method=one-shot round=0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("run 2: b (cuda:0 b)\n"), std::string::npos) << text;
+  EXPECT_EQ(comparison_json(c)["runs"][0]["labels"]["method"], "one-shot");
 }
 
 TEST(Compare, TopLimitsTheListedTasksLargestSpreadFirst) {

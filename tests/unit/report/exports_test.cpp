@@ -184,7 +184,7 @@ TEST(SummaryJson, HasTheTotalsRatesAndBlocksInOrder) {
           "total", "call_pass", "call_rate", "exe_pass", "exe_rate", "perf_pass", "perf_rate",
           "avg_speedup_global", "avg_speedup_per_task", "geomean_speedup", "faster_than_reference",
           "speedup_verdicts", "fast_0", "fast_1", "fast_1_5", "fast_2", "categories", "outcomes",
-          "input_errors", "environment", "device"}));
+          "input_errors", "environment", "device", "labels"}));
   EXPECT_EQ(summary["total"], 3);
   EXPECT_EQ(summary["call_pass"], 2);
   EXPECT_DOUBLE_EQ(summary["call_rate"].get<double>(), 2.0 / 3.0);  // a fraction, not percent
@@ -233,6 +233,13 @@ TEST(SummaryJson, RatesAreZeroWhenThereAreNoRows) {
   EXPECT_EQ(summary["fast_2"], 0.0);
   EXPECT_EQ(summary["categories"], Json::object());
   EXPECT_EQ(summary["outcomes"], Json::object());
+  EXPECT_EQ(summary["labels"], Json::object());
+}
+
+TEST(SummaryJson, CarriesTheRunsLabels) {
+  ReportModel m;
+  m.labels = {{"model", "m1"}, {"round", "1"}};
+  EXPECT_EQ(summary_json(m)["labels"], (Json{{"model", "m1"}, {"round", "1"}}));
 }
 
 TEST(WriteJsonExports, WritesBothFilesAndLeavesNoTemporaryFiles) {

@@ -81,6 +81,15 @@ TEST(TerminalSummary, LeavesOutTheSpeedupLineWhenNothingWasTimed) {
   EXPECT_EQ(render_terminal_summary(m, false).find("Speedups"), std::string::npos);
 }
 
+TEST(TerminalSummary, NamesTheRunsLabelsUnderTheDevice) {
+  ReportModel m = sample_model();
+  m.labels = {{"round", "2"}, {"method", "reflexion"}};
+  auto lines = lines_of(render_terminal_summary(m, false));
+  ASSERT_GE(lines.size(), 2U);
+  EXPECT_EQ(lines[0], "Device: cuda:0 NVIDIA H200");
+  EXPECT_EQ(lines[1], "Run: method=reflexion round=2");
+}
+
 TEST(TerminalSummary, LeavesOutTheDeviceAndInputErrorsWhenThereAreNone) {
   ReportModel m = sample_model();
   m.device.clear();
