@@ -21,6 +21,7 @@
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
+#include "kbx/report/analyze.h"
 #include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
@@ -427,10 +428,8 @@ int cmd_summary(const std::string& out, bool json) {
 
 // ---- kbx compare --------------------------------------------------------------------------
 
-int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
-  if (runs.size() < 2) {
-    throw Error(ErrorKind::usage, "compare needs two or more runs (the -o folders of `kbx eval`)");
-  }
+/// Each run's store (an -o folder or its kbx.db), read into a report model.
+std::vector<report::NamedRun> load_runs(const std::vector<std::string>& runs) {
   std::vector<report::NamedRun> named;
   for (const auto& run : runs) {
     fs::path path(run);
@@ -443,12 +442,45 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
     auto db = store::Database::open(db_path);
     named.push_back({run, report::build_report_model(*db)});
   }
+  return named;
+}
+
+int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
+  if (runs.size() < 2) {
+    throw Error(ErrorKind::usage, "compare needs two or more runs (the -o folders of `kbx eval`)");
+  }
+  auto named = load_runs(runs);
   auto comparison = report::compare_runs(named);
   if (json) {
     fmt::print("{}\n", report::comparison_json(comparison)
                            .dump(2, ' ', false, Json::error_handler_t::replace));
   } else {
     fmt::print("{}", report::render_comparison(comparison, top));
+  }
+  return 0;
+}
+
+// ---- kbx analyze --------------------------------------------------------------------------
+
+int cmd_analyze(const std::vector<std::string>& runs, const std::string& by, bool json, bool csv) {
+  if (json && csv) {
+    throw Error(ErrorKind::usage, "analyze prints --json or --csv, not both");
+  }
+  auto named = load_runs(runs);
+  std::vector<std::string> dims;
+  for (const auto& d : split(by, ',')) {
+    if (std::string t(trim(d)); !t.empty()) {
+      dims.push_back(t);
+    }
+  }
+  auto analysis = report::analyze_runs(named, dims);
+  if (json) {
+    fmt::print("{}\n", report::analysis_json(analysis)
+                           .dump(2, ' ', false, Json::error_handler_t::replace));
+  } else if (csv) {
+    fmt::print("{}", report::analysis_csv(analysis));
+  } else {
+    fmt::print("{}", report::render_analysis(analysis));
   }
   return 0;
 }
@@ -539,6 +571,21 @@ int run_cli(int argc, char** argv) {
   compare_cmd->add_option("--top", compare_top, "Tasks to list, largest spread first (-1: all)")
       ->capture_default_str();
 
+  std::vector<std::string> analyze_runs;
+  std::string analyze_by = "category";
+  bool analyze_json = false;
+  bool analyze_csv = false;
+  auto* analyze_cmd = app.add_subcommand(
+      "analyze", "Pass rates, speedups and fast_p over runs, grouped by labels, device, category");
+  analyze_cmd->add_option("runs", analyze_runs, "-o folders of `kbx eval` runs (or their kbx.db)")
+      ->required();
+  analyze_cmd->add_option("--by", analyze_by,
+                          "Comma-separated dimensions: category, task, run, device, or a label "
+                          "(method, model, round, ...); empty: one group")
+      ->capture_default_str();
+  analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
+  analyze_cmd->add_flag("--csv", analyze_csv, "Print CSV");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -559,6 +606,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*eval_cmd) {
     return cmd_eval(e, args);
+  }
+  if (*analyze_cmd) {
+    return cmd_analyze(analyze_runs, analyze_by, analyze_json, analyze_csv);
   }
   if (*compare_cmd) {
     return cmd_compare(compare_runs, compare_json, compare_top);
