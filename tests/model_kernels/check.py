@@ -2,6 +2,10 @@
 """Runs the model-style kernels through kbx and fails on any verdict other than the expected one.
 
 usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
+                [--dir FOLDER] [--only GLOB ...] [--suite DIR] [--jobs N] [--cache-dir DIR]
+
+--dir runs another folder laid out the same way (<Category>/<stem>[__variant].py), such as
+solutions/; --only keeps the files matching a glob relative to it (e.g. 'Fusion/*').
 
 Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
 `# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
@@ -37,21 +41,31 @@ def main() -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--rules", default="kbx")
     ap.add_argument("--work")
+    ap.add_argument("--dir", default=str(HERE))
+    ap.add_argument("--only", nargs="*", default=["*/*.py"])
+    ap.add_argument("--suite")
+    ap.add_argument("--jobs")
+    ap.add_argument("--cache-dir")
     args = ap.parse_args()
+    root = pathlib.Path(args.dir).resolve()
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="kbx-model-kernels-"))
     shutil.rmtree(work / "run", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
-    files = sorted(HERE.glob("*/*.py"))
+    files = sorted({f for pat in args.only for f in root.glob(pat) if f.parent.parent == root})
     entries = []
     with open(work / "kernels.jsonl", "w") as out:
         for f in files:
             code = f.read_text()
             stem = f.stem.split("__")[0]
-            entries.append((f.relative_to(HERE).as_posix(), expected(code, args.device)))
+            entries.append((f.relative_to(root).as_posix(), expected(code, args.device)))
             out.write(json.dumps({"predict": code, "file": f"{f.parent.name}/{stem}.py"}) + "\n")
     cmd = [args.kbx, "eval", str(work / "kernels.jsonl"), "-o", str(work / "run"), "--device",
-           args.device, "--python", args.python, "--cache-dir", str(work / "cache"),
+           args.device, "--python", args.python, "--cache-dir", args.cache_dir or str(work / "cache"),
            "--rules", args.rules]
+    if args.suite:
+        cmd += ["--suite", args.suite]
+    if args.jobs:
+        cmd += ["--jobs", args.jobs]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:])
