@@ -209,6 +209,7 @@ struct EvalArgs {
   std::string model;
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
+  std::string reference_timing = "session";
 };
 
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
@@ -299,6 +300,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.seed = a.seed;
   o.rules = a.rules;
   o.labels = parse_labels(a);
+  o.reference_timing = a.reference_timing;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
   }
@@ -544,6 +546,11 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--method", e.method, "Label: the generation method (e.g. one-shot, reflexion)");
   eval_cmd->add_option("--model", e.model, "Label: the model that wrote the submissions");
   eval_cmd->add_option("--round", e.round, "Label: the repair round (0, 1, ...)")->check(CLI::NonNegativeNumber);
+  eval_cmd->add_option("--reference-timing", e.reference_timing,
+                       "session: each reference timed once per session, before any candidate; "
+                       "adjacent: per submission, in its GPU slot right after it")
+      ->check(CLI::IsMember({"session", "adjacent"}))
+      ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")

@@ -32,19 +32,32 @@ class ReferenceCache {
  public:
   explicit ReferenceCache(store::Database& db) : db_(db) {}
 
+  /// The submission's own reference timings (taken in its GPU slot) where it has them, else the
+  /// session's.
   const std::vector<TimingRecord>* find(std::int64_t session_id, const std::string& task_key,
-                                        const std::string& device) {
-    auto key = std::make_tuple(session_id, task_key, device);
+                                        const std::string& device,
+                                        const std::string& submission_id) {
+    if (const auto* own = lookup(session_id, task_key, device, submission_id)) {
+      return own;
+    }
+    return lookup(session_id, task_key, device, "");
+  }
+
+ private:
+  const std::vector<TimingRecord>* lookup(std::int64_t session_id, const std::string& task_key,
+                                          const std::string& device,
+                                          const std::string& submission_id) {
+    auto key = std::make_tuple(session_id, task_key, device, submission_id);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      it = cache_.emplace(key, db_.reference_timings(session_id, task_key, device)).first;
+      it = cache_.emplace(key, db_.reference_timings(session_id, task_key, device, submission_id))
+               .first;
     }
     return it->second ? &*it->second : nullptr;
   }
 
- private:
   store::Database& db_;
-  std::map<std::tuple<std::int64_t, std::string, std::string>,
+  std::map<std::tuple<std::int64_t, std::string, std::string, std::string>,
            std::optional<std::vector<TimingRecord>>>
       cache_;
 };
@@ -159,8 +172,9 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   row.perf_note = e.perf_note;
   row.time_total_ms = e.time_total_ms;
   const auto* reference =
-      e.reference_session_id != 0 ? references.find(e.reference_session_id, row.file, e.device)
-                                  : nullptr;
+      e.reference_session_id != 0
+          ? references.find(e.reference_session_id, row.file, e.device, e.submission_id)
+          : nullptr;
   std::vector<stats::WorkloadSamples> samples;
   for (const TimingRecord& t : e.timings) {
     const TimingRecord* reference_timing = find_timing(reference, t.workload);

@@ -82,6 +82,7 @@ struct Evaluation {
   const compare::Contract& contract;
   store::EvaluationRecord rec;
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
+  bool reference_for_submission = false;
   int handle = 0;
 
   void finish(Outcome outcome, std::string reason, std::string detail) {
@@ -432,6 +433,11 @@ struct Evaluation {
     auto frozen = ctx.live != nullptr ? ctx.live->freeze_others(candidate.pid())
                                       : sandbox::LiveCandidates::Freeze();
     auto start = Clock::now();
+    if (ctx.options.reference_timing == "adjacent") {
+      time_candidate_then_reference();
+      rec.time_perf_ms = ms_since(start);
+      return;
+    }
     bool fresh = false;
     auto ref = ctx.references.timings(task, fresh);
     if (!ref) {
@@ -448,6 +454,32 @@ struct Evaluation {
       recheck_timed_workload();
     }
     rec.time_perf_ms = ms_since(start);
+  }
+
+  /// `--reference-timing adjacent`: the candidate is timed and rechecked, then killed (its
+  /// process and CUDA context gone, so nothing it left running can slow the reference), then the
+  /// reference is timed in the same GPU slot (the exclusive hold, other candidates frozen).
+  void time_candidate_then_reference() {
+    time_candidate(std::nullopt);
+    if (!rec.perf_ok) {
+      return;
+    }
+    recheck_timed_workload();
+    if (!rec.perf_ok) {
+      return;
+    }
+    candidate.kill();
+    candidate.exit_status(std::chrono::milliseconds(3000));  // reaped: its context is gone
+    auto ref = ctx.references.timings_now(task);
+    if (!ref) {
+      rec.perf_ok = false;
+      rec.perf_note = fmt::format("perf failed: reference timing: {}", ref.error().what());
+      return;
+    }
+    fresh_reference_timings = ref.value();
+    reference_for_submission = true;
+    rec.reference_session_id = ctx.session_id;
+    check_reference_timings(ref.value());
   }
 
   /// After timing, one workload chosen by the submission's id runs again with fresh inputs (its
@@ -546,7 +578,8 @@ struct Evaluation {
     }
   }
 
-  void time_candidate(const std::vector<store::TimingRecord>& ref) {
+  /// Times the candidate; with `ref`, also checks the reference's timings (check_reference_timings).
+  void time_candidate(const std::optional<std::vector<store::TimingRecord>>& ref) {
     Json workloads = calls_json(suite::resolve_workloads(task, ctx.options.seed));
     sandbox::Frame req{Json{{"op", "time"}, {"handle", handle}, {"device", ctx.options.device},
                             {"workloads", workloads}, {"settings", ctx.options.timing.to_json()}},
@@ -614,13 +647,8 @@ struct Evaluation {
       }
     }
     for (std::size_t i = 0; i < rec.timings.size(); ++i) {
-      const auto& t = rec.timings[i];
-      const auto* r = i < ref.size() ? &ref[i] : nullptr;
-      if (t.status != "ok" || r == nullptr || r->status != "ok") {
-        rec.perf_note = fmt::format("perf failed on workload {}: {}", i,
-                                    t.status != "ok" ? t.error
-                                    : r == nullptr  ? std::string("no reference timing")
-                                                    : "reference: " + r->error);
+      if (rec.timings[i].status != "ok") {
+        rec.perf_note = fmt::format("perf failed on workload {}: {}", i, rec.timings[i].error);
         return;
       }
     }
@@ -630,6 +658,23 @@ struct Evaluation {
           "GPU work escaped the timed stream on workload(s) {} (side streams or threads); timed "
           "there between device-wide synchronisations instead{}",
           Json(escaped).dump(), first_why);
+    }
+    if (rec.perf_ok && ref) {
+      check_reference_timings(*ref);
+    }
+  }
+
+  /// Perf stands only where the reference timed every workload the candidate did.
+  void check_reference_timings(const std::vector<store::TimingRecord>& ref) {
+    for (std::size_t i = 0; i < rec.timings.size(); ++i) {
+      const auto* r = i < ref.size() ? &ref[i] : nullptr;
+      if (r == nullptr || r->status != "ok") {
+        rec.perf_ok = false;
+        rec.perf_note = fmt::format("perf failed on workload {}: {}", i,
+                                    r == nullptr ? std::string("no reference timing")
+                                                 : "reference: " + r->error);
+        return;
+      }
     }
   }
 };
@@ -677,6 +722,9 @@ class ServiceReferences final : public ReferenceSide {
   Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, bool& fresh) override {
     fresh = false;  // the runner took and stored them before any candidate started
     return service_.cached_timings(task, gpu_);
+  }
+  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task) override {
+    return service_.timings_now(task, gpu_);
   }
   Result<CaseOutputs> fresh_outputs(const suite::Task& task,
                                     const std::vector<suite::ResolvedCall>& calls) override {
@@ -745,7 +793,7 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
   }
   candidate.kill();
   ev.rec.time_total_ms = ms_since(start);
-  return {std::move(ev.rec), std::move(ev.fresh_reference_timings)};
+  return {std::move(ev.rec), std::move(ev.fresh_reference_timings), ev.reference_for_submission};
 }
 
 EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& submission,

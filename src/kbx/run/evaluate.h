@@ -57,6 +57,8 @@ class ReferenceSide {
       const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
       const std::vector<const std::vector<OutputLeaf>*>& outputs) = 0;
   virtual Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, bool& fresh) = 0;
+  /// Timings taken now, never cached (`--reference-timing adjacent`).
+  virtual Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task) = 0;
   /// Outputs for perf-sized calls, computed now (perf rechecks).
   virtual Result<CaseOutputs> fresh_outputs(const suite::Task& task,
                                             const std::vector<suite::ResolvedCall>& calls) = 0;
@@ -76,6 +78,8 @@ struct EvaluationResult {
   store::EvaluationRecord record;
   /// Reference timings this evaluation took (to be stored before the record).
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
+  /// The fresh timings belong to this submission alone (taken in its GPU slot).
+  bool reference_for_submission = false;
 };
 
 /// Evaluates one submission through `candidate` (already started): load, cases, compare, perf.

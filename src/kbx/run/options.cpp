@@ -20,6 +20,9 @@ Json RunOptions::identity() const {
   if (!labels.empty()) {  // a resume may leave them out; it may not change them
     j["labels"] = labels;
   }
+  if (reference_timing != "session") {  // runs made before the choice existed timed per session
+    j["reference_timing"] = reference_timing;
+  }
   return j;
 }
 

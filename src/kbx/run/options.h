@@ -47,6 +47,10 @@ struct RunOptions {
   /// What the run is (method, model, round, ... from `kbx eval --method/--model/--round/--label`):
   /// part of its identity, so analyses can group runs and a resume cannot relabel them.
   std::map<std::string, std::string> labels;
+  /// "session": each task's reference is timed once per session and GPU, before any candidate
+  /// starts. "adjacent": for each submission, in the same GPU slot right after its candidate was
+  /// timed and killed, so both meet the same clocks, temperature and host state.
+  std::string reference_timing = "session";
   int load_timeout_s = 120;
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;

@@ -310,6 +310,13 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   return result;
 }
 
+Result<std::vector<store::TimingRecord>> ReferenceService::timings_now(const suite::Task& task,
+                                                                       int gpu) {
+  Lane& l = lane(gpu);
+  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  return take_timings(l, task, gpu);
+}
+
 Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const suite::Task& task,
                                                                           int gpu) {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -60,6 +60,9 @@ class ReferenceService {
   /// before any candidate starts: the reference is never timed while a candidate is alive.
   Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh);
 
+  /// Timings taken now and not kept (`--reference-timing adjacent`: one set per submission).
+  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task, int gpu);
+
   /// The timings (or the failure) timings() kept; an internal error if it never ran for the task.
   Result<std::vector<store::TimingRecord>> cached_timings(const suite::Task& task, int gpu);
 

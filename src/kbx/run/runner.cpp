@@ -231,8 +231,8 @@ class Session {
   /// Times the reference of every planned task on every GPU before any candidate runs, so no
   /// candidate process is alive while a reference is timed (one thread per GPU).
   void time_references(const std::vector<PlanItem>& items) {
-    if (!options_.perf || options_.device != "cuda") {
-      return;
+    if (!options_.perf || options_.device != "cuda" || options_.reference_timing == "adjacent") {
+      return;  // adjacent: each submission's reference is timed in its own slot
     }
     std::vector<const suite::Task*> tasks;
     for (const auto& item : items) {
@@ -331,9 +331,11 @@ class Session {
       result = evaluate(ctx, item.submission, item.id, *item.task, *contract);
     }
     if (result.fresh_reference_timings) {  // stored even if this evaluation is abandoned:
-      // later evaluations of the task in this session point at them.
+      // later evaluations of the task in this session point at them (or, taken in this
+      // submission's slot, its own evaluation does).
       db_.save_reference_timings(session_id_, item.task->key, *result.fresh_reference_timings,
-                                 labels_.at(gpu));
+                                 labels_.at(gpu),
+                                 result.reference_for_submission ? item.id : std::string());
     }
     if (result.record.outcome == "cancelled") {
       return;  // not stored: the next session redoes it

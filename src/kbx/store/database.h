@@ -72,12 +72,16 @@ class Database {
   /// The reference's samples for a task in a session on one device (what speedups divide by);
   /// `device` is the evaluation's device label ("cuda:1 NVIDIA H200"), so with several GPUs each
   /// candidate is divided by the reference timed on its own GPU. Saving replaces that triple.
+  /// With `submission_id`, the timings belong to that submission alone (taken in its GPU slot,
+  /// `--reference-timing adjacent`); '' is the session's timings shared by its submissions.
   void save_reference_timings(std::int64_t session_id, const std::string& task_key,
                               const std::vector<TimingRecord>& timings,
-                              const std::string& device = "");
+                              const std::string& device = "",
+                              const std::string& submission_id = "");
   std::optional<std::vector<TimingRecord>> reference_timings(std::int64_t session_id,
                                                              const std::string& task_key,
-                                                             const std::string& device = "");
+                                                             const std::string& device = "",
+                                                             const std::string& submission_id = "");
 
  private:
   explicit Database(std::filesystem::path path);

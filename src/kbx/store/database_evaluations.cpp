@@ -244,40 +244,67 @@ std::vector<EvaluationRecord> Database::evaluations() {
 
 void Database::save_reference_timings(std::int64_t session_id, const std::string& task_key,
                                       const std::vector<TimingRecord>& timings,
-                                      const std::string& device) {
+                                      const std::string& device,
+                                      const std::string& submission_id) {
   std::lock_guard lock(mutex_);
   Connection conn{db_, &path_};
   std::string context =
       fmt::format("saving the reference timings of {} (session {})", task_key, session_id);
   detail::with_context(conn, context, [&] {
     Transaction tx(conn);
-    Statement(conn,
-              "DELETE FROM reference_timings WHERE session_id = ? AND task_key = ? AND device = ?")
-        .bind_all(session_id, task_key, device)
-        .run();
-    insert_timings(conn,
-                   "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
-                   "status, error, warmup_calls, method, method_note, events_median_ms, "
-                   "brackets_min_ms, kernel_busy_ms, host_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
-                   "VALUES (?, ?, ?)",
-                   timings, session_id, task_key, device);
+    if (submission_id.empty()) {
+      Statement(conn,
+                "DELETE FROM reference_timings WHERE session_id = ? AND task_key = ? AND device = ?")
+          .bind_all(session_id, task_key, device)
+          .run();
+      insert_timings(conn,
+                     "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
+                     "status, error, warmup_calls, method, method_note, events_median_ms, "
+                     "brackets_min_ms, kernel_busy_ms, host_ms) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
+                     "VALUES (?, ?, ?)",
+                     timings, session_id, task_key, device);
+    } else {
+      Statement(conn,
+                "DELETE FROM submission_reference_timings WHERE submission_id = ? AND "
+                "session_id = ? AND device = ?")
+          .bind_all(submission_id, session_id, device)
+          .run();
+      insert_timings(conn,
+                     "INSERT INTO submission_reference_timings (submission_id, session_id, "
+                     "task_key, device, workload_index, status, error, warmup_calls, method, "
+                     "method_note, events_median_ms, brackets_min_ms, kernel_busy_ms, host_ms) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     "INSERT INTO submission_reference_samples (timing_id, sample_index, time_ms) "
+                     "VALUES (?, ?, ?)",
+                     timings, submission_id, session_id, task_key, device);
+    }
     tx.commit();
   });
 }
 
 std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_t session_id,
                                                                      const std::string& task_key,
-                                                                     const std::string& device) {
+                                                                     const std::string& device,
+                                                                     const std::string& submission_id) {
   std::lock_guard lock(mutex_);
-  Statement st(Connection{db_, &path_},
-               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
-               "t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-               "t.host_ms, s.sample_index, s.time_ms FROM reference_timings t "
-               "LEFT JOIN reference_samples s ON s.timing_id = t.timing_id "
-               "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? "
-               "ORDER BY t.workload_index, s.sample_index");
-  st.bind_all(session_id, task_key, device);
+  const bool own = !submission_id.empty();
+  const std::string sql =
+               fmt::format("SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
+                           "t.method_note, t.events_median_ms, t.brackets_min_ms, "
+                           "t.kernel_busy_ms, t.host_ms, s.sample_index, s.time_ms FROM {0}timings t "
+                           "LEFT JOIN {0}samples s ON s.timing_id = t.timing_id "
+                           "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ?{1} "
+                           "ORDER BY t.workload_index, s.sample_index",
+                           own ? "submission_reference_" : "reference_",
+                           own ? " AND t.submission_id = ?" : "");
+  Statement st(Connection{db_, &path_}, sql.c_str());
+  if (own) {
+    st.bind_all(session_id, task_key, device, submission_id);
+  } else {
+    st.bind_all(session_id, task_key, device);
+  }
   std::vector<TimingRecord> out;
   while (st.step()) {
     append_timing_row(st, 0, out);

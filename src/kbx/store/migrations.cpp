@@ -169,11 +169,41 @@ ALTER TABLE reference_timings ADD COLUMN kernel_busy_ms REAL;
 ALTER TABLE reference_timings ADD COLUMN host_ms REAL;
 )sql";
 
-constexpr std::array<Migration, 4> all_migrations{{
+// Version 5: reference timings taken for one submission, in its own GPU slot right after it was
+// timed (`--reference-timing adjacent`), beside the session-wide ones of reference_timings.
+constexpr const char* adjacent_reference_sql = R"sql(
+CREATE TABLE submission_reference_timings (
+  timing_id         INTEGER PRIMARY KEY,
+  submission_id     TEXT NOT NULL REFERENCES submissions (submission_id) ON DELETE CASCADE,
+  session_id        INTEGER NOT NULL REFERENCES sessions (session_id),
+  task_key          TEXT NOT NULL,
+  device            TEXT NOT NULL DEFAULT '',
+  workload_index    INTEGER NOT NULL,
+  status            TEXT NOT NULL,
+  error             TEXT NOT NULL,
+  warmup_calls      INTEGER NOT NULL,
+  method            TEXT NOT NULL DEFAULT 'events',
+  method_note       TEXT NOT NULL DEFAULT '',
+  events_median_ms  REAL,
+  brackets_min_ms   REAL,
+  kernel_busy_ms    REAL,
+  host_ms           REAL,
+  UNIQUE (submission_id, session_id, device, workload_index)
+);
+CREATE TABLE submission_reference_samples (
+  timing_id     INTEGER NOT NULL REFERENCES submission_reference_timings (timing_id) ON DELETE CASCADE,
+  sample_index  INTEGER NOT NULL,
+  time_ms       REAL,
+  PRIMARY KEY (timing_id, sample_index)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 5> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
     {4, "timing_method", timing_method_sql},
+    {5, "adjacent_reference", adjacent_reference_sql},
 }};
 
 }  // namespace

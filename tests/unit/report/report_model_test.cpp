@@ -336,6 +336,19 @@ TEST(ReportModel, SpeedupsUseTheReferenceTimingsOfTheEvaluationsReferenceSession
   EXPECT_DOUBLE_EQ(row_of(m, "sC2").ref_runtime_ms, 15.0);
 }
 
+TEST(ReportModel, ASubmissionsOwnReferenceTimingsComeBeforeTheSessions) {
+  Scenario s;
+  // sC2's reference timed in its own slot (--reference-timing adjacent) at 20 ms; the session's
+  // (10 ms) still serves every other submission of the task.
+  s.db->save_reference_timings(s.session, "Conv/conv2d.py",
+                               {{0, "ok", "", 3, {20}, {}, false, {}, 0, {}, {}, {}}}, kGpu0, "sC2");
+  auto m = build_report_model(*s.db);
+  EXPECT_DOUBLE_EQ(row_of(m, "sC2").speedup, 4.0);
+  s.db->save_reference_timings(s.session, "Conv/conv2d.py",
+                               {{0, "ok", "", 3, {30}, {}, false, {}, 0, {}, {}, {}}}, kGpu0, "sC");
+  EXPECT_DOUBLE_EQ(row_of(build_report_model(*s.db), "sC2").speedup, 4.0);
+}
+
 TEST(ReportModel, APerfOkEvaluationWithoutReferenceSamplesIsNotCountedAsPerf) {
   Scenario s;
   std::int64_t empty_session = s.db->begin_session({});

@@ -83,6 +83,14 @@ class FakeReferences final : public ReferenceSide {
     fresh = false;
     return reference_timings;
   }
+  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& /*task*/) override {
+    timed_now += 1;
+    candidate_killed_first = channel != nullptr && channel->killed;
+    if (!timings_now_error.empty()) {
+      return Error(ErrorKind::worker, "{}", timings_now_error);
+    }
+    return reference_timings;
+  }
   Result<CaseOutputs> fresh_outputs(const suite::Task& /*task*/,
                                     const std::vector<suite::ResolvedCall>& calls) override {
     rechecked += static_cast<int>(calls.size());
@@ -96,6 +104,10 @@ class FakeReferences final : public ReferenceSide {
     return out;
   }
   int rechecked = 0;
+  int timed_now = 0;                  ///< timings_now() calls
+  bool candidate_killed_first = false;  ///< the channel was killed when timings_now() ran
+  std::string timings_now_error;
+  const FakeChannel* channel = nullptr;
   std::vector<float> working_values;  ///< the recheck's working-precision reference, if any
 
   static OutputLeaf tensor_leaf(const std::vector<float>& values) {
@@ -176,12 +188,15 @@ class JudgeTest : public ::testing::Test {
     options_.perf = false;
   }
 
-  store::EvaluationRecord evaluate() {
+  store::EvaluationRecord evaluate() { return evaluate_all().record; }
+
+  EvaluationResult evaluate_all() {
     auto contract = compare::parse_contract("default");
     EXPECT_TRUE(contract.ok());
+    references_.channel = &channel_;
     JudgeContext ctx{options_, references_, lock_, 1, "cpu", nullptr};
     submit::Submission s{"Math/abs.py", "def abs(x, dim): ...", "test", "line 1", 0};
-    return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value()).record;
+    return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value());
   }
 
   bool raising_first_case = false;
@@ -566,6 +581,55 @@ TEST_F(JudgePerfTest, HonestTimingsAreKept) {
   auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
   EXPECT_EQ(rec.outcome, "ok") << rec.detail;
   EXPECT_TRUE(rec.perf_ok);
+}
+
+TEST_F(JudgePerfTest, AdjacentReferenceTimingComesAfterTheCandidateIsKilled) {
+  channel_.delay = std::chrono::milliseconds(5);
+  options_.reference_timing = "adjacent";
+  channel_.say(loaded());
+  channel_.say(honest_cases());
+  channel_.say(frame(Json{{"op", "timings"},
+                          {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                                    {"samples_ms", {0.5, 0.5}}}})}}));
+  std::vector<std::uint8_t> payload;
+  Json recheck = Json::array({ok_result(0, expected_values, payload)});
+  channel_.say(cases(recheck, payload));
+  auto result = evaluate_all();
+  EXPECT_EQ(result.record.outcome, "ok") << result.record.detail;
+  EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
+  EXPECT_EQ(references_.timed_now, 1);
+  EXPECT_TRUE(references_.candidate_killed_first);
+  EXPECT_EQ(references_.rechecked, 1);  // the recheck ran before the kill
+  ASSERT_TRUE(result.fresh_reference_timings.has_value());
+  EXPECT_TRUE(result.reference_for_submission);
+  EXPECT_EQ(result.record.reference_session_id, 1);
+}
+
+TEST_F(JudgePerfTest, AdjacentReferenceTimingFailuresLosePerfNotTheVerdict) {
+  channel_.delay = std::chrono::milliseconds(5);
+  options_.reference_timing = "adjacent";
+  references_.timings_now_error = "the reference worker died";
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_FALSE(rec.perf_ok);
+  EXPECT_NE(rec.perf_note.find("reference timing: the reference worker died"), std::string::npos)
+      << rec.perf_note;
+  references_.timings_now_error.clear();
+  store::TimingRecord failed;
+  failed.status = "error";
+  failed.error = "out of memory";
+  references_.reference_timings = {failed};
+  channel_.script.clear();
+  rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
+  EXPECT_FALSE(rec.perf_ok);
+  EXPECT_EQ(rec.perf_note, "perf failed on workload 0: reference: out of memory");
+}
+
+TEST_F(JudgePerfTest, SessionReferenceTimingNeverTimesTheReferenceNow) {
+  channel_.delay = std::chrono::milliseconds(5);
+  auto result = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
+  EXPECT_TRUE(result.perf_ok);
+  EXPECT_EQ(references_.timed_now, 0);
 }
 
 TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {

@@ -328,6 +328,23 @@ TEST(ReferenceTimings, RoundTripPerSessionAndTask) {
   EXPECT_FALSE(f.db->reference_timings(f.session, "Math/none.py").has_value());
 }
 
+TEST(ReferenceTimings, ASubmissionsOwnTimingsAreKeptApartFromTheSessions) {
+  Fixture f;
+  std::vector<TimingRecord> shared = {{0, "ok", "", 5, {1.0}, {}, false, {}, 0, {}, {}, {}}};
+  std::vector<TimingRecord> own = {{0, "ok", "", 5, {2.0, 3.0}, {}, false, {}, 0, {}, {}, {}}};
+  f.db->save_reference_timings(f.session, "Math/add.py", shared, "cuda:0");
+  f.db->save_reference_timings(f.session, "Math/add.py", own, "cuda:0", "s1");
+  expect_same_timings(f.db->reference_timings(f.session, "Math/add.py", "cuda:0").value(), shared);
+  expect_same_timings(f.db->reference_timings(f.session, "Math/add.py", "cuda:0", "s1").value(),
+                      own);
+  EXPECT_FALSE(f.db->reference_timings(f.session, "Math/add.py", "cuda:0", "s2").has_value());
+  f.db->save_reference_timings(f.session, "Math/add.py", shared, "cuda:0", "s1");  // replaces
+  expect_same_timings(f.db->reference_timings(f.session, "Math/add.py", "cuda:0", "s1").value(),
+                      shared);
+  EXPECT_EQ(raw_count(f.path, "reference_samples"), 1);
+  EXPECT_EQ(raw_count(f.path, "submission_reference_samples"), 1);
+}
+
 TEST(ReferenceTimings, SavingAgainReplacesTheTaskTimingsOfThatSession) {
   Fixture f;
   f.db->save_reference_timings(f.session, "Math/add.py",
