@@ -2,7 +2,8 @@
 # Repeatability on a GPU in one call (device tool or any CUDA machine): the suite's references as
 # submissions, evaluated RUNS times back to back, each with fresh reference and Triton caches, then
 # tools/repeatability.py over the runs (self-check and run-to-run spread, issue 7's figures).
-# usage: tools/h200_repeat.sh [RUNS (2)] [TASK_GLOBS (all)]     env: RESULTS (/tmp/kbx-repeat), OUT
+# usage: tools/h200_repeat.sh [RUNS (2)] [TASK_GLOBS (all)]
+#   env: RESULTS (/tmp/kbx-repeat), OUT, EVAL_ARGS (more kbx eval flags, e.g. "--reference-timing adjacent")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -20,7 +21,7 @@ dirs=()
 for i in $(seq 1 "$runs"); do
   export KBX_CACHE_DIR="$results/cache$i" TRITON_CACHE_DIR="$results/triton$i"
   t0=$(date +%s.%N)
-  "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda --no-require-triton \
+  "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda --no-require-triton ${EVAL_ARGS:-} \
     >"$results/run$i.log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
