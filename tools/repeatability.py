@@ -19,6 +19,8 @@ import sys
 def load(path: pathlib.Path) -> dict:
     db = sqlite3.connect(path / "kbx.db" if path.is_dir() else path)
     out = {}
+    own_references = db.execute("SELECT 1 FROM sqlite_master WHERE name = "
+                                "'submission_reference_timings'").fetchone() is not None
     for key, sid, rs in db.execute(
             "SELECT s.task_key, e.submission_id, e.reference_session_id FROM evaluations e "
             "JOIN submissions s USING (submission_id) WHERE e.perf_ok = 1"):
@@ -27,11 +29,18 @@ def load(path: pathlib.Path) -> dict:
                 "SELECT t.workload_index, s.time_ms FROM candidate_timings t JOIN candidate_samples s "
                 "USING (timing_id) WHERE t.submission_id = ? AND t.status = 'ok'", (sid,)):
             cand.setdefault(w, []).append(t)
-        for w, t in db.execute(
-                "SELECT t.workload_index, s.time_ms FROM reference_timings t JOIN reference_samples s "
-                "USING (timing_id) WHERE t.session_id = ? AND t.task_key = ? AND t.status = 'ok'",
-                (rs, key)):
-            ref.setdefault(w, []).append(t)
+        if own_references:  # --reference-timing adjacent: the submission's own reference
+            for w, t in db.execute(
+                    "SELECT t.workload_index, s.time_ms FROM submission_reference_timings t JOIN "
+                    "submission_reference_samples s USING (timing_id) WHERE t.submission_id = ? "
+                    "AND t.session_id = ? AND t.status = 'ok'", (sid, rs)):
+                ref.setdefault(w, []).append(t)
+        if not ref:
+            for w, t in db.execute(
+                    "SELECT t.workload_index, s.time_ms FROM reference_timings t JOIN "
+                    "reference_samples s USING (timing_id) WHERE t.session_id = ? AND "
+                    "t.task_key = ? AND t.status = 'ok'", (rs, key)):
+                ref.setdefault(w, []).append(t)
         cm = {w: statistics.median(v) for w, v in cand.items()}
         rm = {w: statistics.median(v) for w, v in ref.items() if w in cm}
         if not rm:
