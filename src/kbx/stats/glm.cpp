@@ -21,9 +21,13 @@ using Indices = std::vector<Index>;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-/// Separation's mark: the deviance converged on this many iterations in a row while the
-/// coefficients still moved. A finite maximum needs at most one (Newton converges quadratically).
-constexpr int stalled_iterations = 2;
+/// Separation's mark, on this many iterations in a row: some cells' linear predictor moved by more
+/// than 0.5 (Newton moves a separated cell by about 1 per iteration), each of them towards the
+/// outcome all its trials share and already beyond +-boundary_eta. Near a finite maximum no cell
+/// moves that far. Deciding there, with weights near 1e-5, keeps the information matrix well
+/// conditioned; waiting for the deviance to stop changing lets flat directions ruin the steps.
+constexpr int separated_iterations = 2;
+constexpr double boundary_eta = 10;  // fitted probability below 4.5e-5 (or above 1 - 4.5e-5)
 
 double softplus(double t) {  // log(1 + e^t) without overflow
   return t > 0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
@@ -92,13 +96,48 @@ VectorXd starting_eta(const VectorXd& s, const VectorXd& n) {
   return eta;
 }
 
+/// What a diverging IRLS was doing: moving some cells' linear predictor (by about 1 per
+/// iteration) toward the outcome all their trials share, through some columns that run off to
+/// +-infinity.
+struct Separation {
+  Indices cells;             ///< rows of the fitted x
+  Indices columns;           ///< columns of the fitted x
+  std::vector<double> sign;  ///< per column: the direction it runs off in
+};
+
+/// The separation that the last step shows, if it shows one (see separated_iterations).
+std::optional<Separation> find_separation(const MatrixXd& x, const VectorXd& s, const VectorXd& n,
+                                          const VectorXd& eta, const VectorXd& step) {
+  const VectorXd move = x * step;
+  Separation sep;
+  for (Index i = 0; i < move.size(); ++i) {
+    if (std::fabs(move[i]) > 0.5) {
+      const bool down = move[i] < 0;
+      if (down ? s[i] != 0 || eta[i] > -boundary_eta : s[i] != n[i] || eta[i] < boundary_eta) {
+        return std::nullopt;
+      }
+      sep.cells.push_back(i);
+    }
+  }
+  if (sep.cells.empty()) {
+    return std::nullopt;
+  }
+  const double largest = step.cwiseAbs().maxCoeff();
+  for (Index j = 0; j < step.size(); ++j) {
+    if (std::fabs(step[j]) > 0.1 * largest) {
+      sep.columns.push_back(j);
+      sep.sign.push_back(step[j] > 0 ? 1.0 : -1.0);
+    }
+  }
+  return sep;
+}
+
 struct Irls {
   VectorXd beta;
-  VectorXd step;  ///< the last iteration's change of beta
   double deviance = 0;
   int iterations = 0;
   bool converged = false;
-  bool stalled = false;  ///< the deviance converged while the coefficients kept moving
+  std::optional<Separation> separation;  ///< IRLS stopped on separation's mark
 };
 
 Irls run_irls(const MatrixXd& x, const VectorXd& s, const VectorXd& n, const GlmOptions& opt) {
@@ -106,8 +145,8 @@ Irls run_irls(const MatrixXd& x, const VectorXd& s, const VectorXd& n, const Glm
   VectorXd eta = starting_eta(s, n);
   r.deviance = deviance_at(eta, s, n);
   r.beta = VectorXd::Zero(x.cols());
-  r.step = VectorXd::Constant(x.cols(), inf);
-  int stalls = 0;
+  VectorXd step = VectorXd::Constant(x.cols(), inf);
+  int marks = 0;
   for (int it = 1; it <= opt.max_iterations; ++it) {
     std::optional<VectorXd> beta = irls_step(x, eta, s, n);
     if (!beta) {
@@ -119,57 +158,28 @@ Irls run_irls(const MatrixXd& x, const VectorXd& s, const VectorXd& n, const Glm
       break;
     }
     if (it > 1) {
-      r.step = *beta - r.beta;
+      step = *beta - r.beta;
     }
     const bool dev_done =
         std::fabs(dev - r.deviance) <= opt.deviance_tolerance * (std::fabs(dev) + 0.1);
     const bool beta_done =
-        (r.step.array().abs() <= opt.coefficient_tolerance * (1 + beta->array().abs())).all();
+        (step.array().abs() <= opt.coefficient_tolerance * (1 + beta->array().abs())).all();
     r.beta = std::move(*beta);
     eta = std::move(next_eta);
     r.deviance = dev;
     r.iterations = it;
     r.converged = dev_done && beta_done;
-    stalls = dev_done ? stalls + 1 : 0;
-    if (r.converged || stalls >= stalled_iterations) {
-      r.stalled = !r.converged;
+    if (r.converged) {
       break;
     }
+    r.separation = it > 1 ? find_separation(x, s, n, eta, step) : std::nullopt;
+    marks = r.separation ? marks + 1 : 0;
+    if (marks >= separated_iterations) {
+      break;
+    }
+    r.separation.reset();
   }
   return r;
-}
-
-/// What a stalled IRLS was doing: moving some cells' linear predictor (by about 1 per iteration)
-/// toward the outcome all their trials share, through some columns that run off to +-infinity.
-struct Separation {
-  Indices cells;             ///< rows of the fitted x
-  Indices columns;           ///< columns of the fitted x
-  std::vector<double> sign;  ///< per column: the direction it runs off in
-};
-
-std::optional<Separation> find_separation(const MatrixXd& x, const VectorXd& s, const VectorXd& n,
-                                          const VectorXd& step) {
-  const VectorXd move = x * step;
-  Separation sep;
-  for (Index i = 0; i < move.size(); ++i) {
-    if (std::fabs(move[i]) > 0.5) {
-      if (move[i] < 0 ? s[i] != 0 : s[i] != n[i]) {
-        return std::nullopt;  // moving away from its outcomes: not separation
-      }
-      sep.cells.push_back(i);
-    }
-  }
-  const double largest = step.cwiseAbs().maxCoeff();
-  for (Index j = 0; j < step.size(); ++j) {
-    if (std::fabs(step[j]) > 0.1 * largest) {
-      sep.columns.push_back(j);
-      sep.sign.push_back(step[j] > 0 ? 1.0 : -1.0);
-    }
-  }
-  if (sep.cells.empty()) {
-    return std::nullopt;
-  }
-  return sep;
 }
 
 /// The state of a fit that may have dropped separated cells: the cells still fitted, the design
@@ -199,7 +209,8 @@ Indices refit_order(const Indices& candidates, const std::map<Index, double>& in
   return order;
 }
 
-/// IRLS on all cells; while it stalls on a separation, drop the separated cells and fit the rest.
+/// IRLS on all cells; while it stops on separation's mark, drop the separated cells and fit the
+/// rest.
 Limit fit_limit(const CellDesign& cells, const Indices& design_columns, const GlmOptions& opt) {
   Limit lim;
   for (Index i = 0; i < cells.x.rows(); ++i) {
@@ -220,8 +231,7 @@ Limit fit_limit(const CellDesign& cells, const Indices& design_columns, const Gl
     const MatrixXd x = rows(Eigen::all, lim.columns);
     lim.run = run_irls(x, s, n, opt);
     lim.iterations += lim.run.iterations;
-    std::optional<Separation> sep =
-        lim.run.stalled ? find_separation(x, s, n, lim.run.step) : std::nullopt;
+    const std::optional<Separation>& sep = lim.run.separation;
     if (!sep) {
       return lim;
     }

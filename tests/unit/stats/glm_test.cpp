@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -248,6 +250,65 @@ TEST(GlmFit, IterationCapEndsWithoutConvergenceAndFiniteNumbers) {
   for (const Coefficient& c : fit.coefficients) {
     EXPECT_TRUE(std::isfinite(c.estimate) && std::isfinite(c.std_error)) << c.name;
   }
+}
+
+/// Small random datasets (2-4 levels per factor, 1-6 trials per cell, many cells empty or
+/// all-0/all-1): separation of every kind is frequent.
+std::vector<Factor> random_factors(std::mt19937_64& rng, BinomialCounts& counts) {
+  std::vector<Factor> factors = {{"a", {}}, {"b", {}}, {"c", {}}};
+  std::vector<int> n_levels;
+  for (std::size_t f = 0; f < factors.size(); ++f) {
+    n_levels.push_back(2 + static_cast<int>(rng() % 3));
+  }
+  const int rows = 4 + static_cast<int>(rng() % 40);
+  const double base = static_cast<double>(rng() % 1000) / 1000.0;
+  for (int i = 0; i < rows; ++i) {
+    for (std::size_t f = 0; f < factors.size(); ++f) {
+      factors[f].levels.push_back("l" + std::to_string(rng() % n_levels[f]));
+    }
+    const std::int64_t trials = 1 + static_cast<std::int64_t>(rng() % 6);
+    const double p = factors[0].levels.back() == "l0" ? base / 10 : base;
+    std::int64_t successes = 0;
+    for (std::int64_t t = 0; t < trials; ++t) {
+      successes += static_cast<double>(rng() % 1000) / 1000.0 < p ? 1 : 0;
+    }
+    counts.successes.push_back(successes);
+    counts.trials.push_back(trials);
+  }
+  return factors;
+}
+
+TEST(GlmFit, RandomSmallDatasetsGiveFiniteFitsOrFlaggedSeparation) {
+  std::mt19937_64 rng(20261202);
+  int separated = 0;
+  int converged = 0;
+  for (int round = 0; round < 500; ++round) {
+    BinomialCounts counts;
+    std::vector<Factor> factors = random_factors(rng, counts);
+    GlmFit fit = fit_ok(factors, counts);
+    const std::string at = "round " + std::to_string(round);
+    ASSERT_TRUE(std::isfinite(fit.deviance)) << at;
+    EXPECT_GE(fit.deviance, -1e-9) << at;
+    EXPECT_LE(fit.deviance, fit.null_deviance + 1e-9) << at;
+    EXPECT_NE(fit.converged, fit.separation) << at << ": neither converged nor separated, or both";
+    for (const Coefficient& c : fit.coefficients) {
+      if (c.status == CoefficientStatus::estimated) {
+        EXPECT_TRUE(std::isfinite(c.estimate) && std::isfinite(c.std_error)) << at << c.name;
+        EXPECT_LT(std::fabs(c.estimate), 30) << at << " " << c.name;
+      } else {
+        EXPECT_TRUE(std::isinf(c.estimate)) << at << " " << c.name;
+      }
+    }
+    std::size_t columns = 1;
+    for (const Factor& f : factors) {
+      columns += std::set<std::string>(f.levels.begin(), f.levels.end()).size() - 1;
+    }
+    EXPECT_EQ(fit.coefficients.size() + fit.aliased.size(), columns) << at;
+    separated += fit.separation ? 1 : 0;
+    converged += fit.converged ? 1 : 0;
+  }
+  EXPECT_GT(separated, 50);  // the generator does produce both kinds
+  EXPECT_GT(converged, 50);
 }
 
 std::string error_of(std::span<const Factor> factors, const BinomialCounts& counts) {
