@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a self-contained kbx (fmt header-only, SQLite and libstdc++ static; needs only glibc >= 2.36)
 # into build-device/kbx, for a machine that lacks the build dependencies. Where the machine has no
-# sqlite3.h (the H200), the SQLite header and static library carried in .device/sqlite are used.
+# sqlite3.h (the H200), the SQLite header and static library carried in .device/sqlite are used;
+# likewise Eigen's headers from .device/eigen3.
 # Does nothing when build-device/kbx exists and is newer than every source file.
 # usage: tools/build_device.sh [LOG]
 set -euo pipefail
@@ -14,6 +15,10 @@ extra=()
 if [ -f .device/sqlite/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
   extra=(-DSQLite3_INCLUDE_DIR="$PWD/.device/sqlite" -DSQLite3_LIBRARY="$PWD/.device/sqlite/libsqlite3.a"
          -DKBX_SQLITE_STATIC="$PWD/.device/sqlite/libsqlite3.a")
+fi
+# Eigen's headers (header-only): a copy carried in .device/eigen3 where the machine has none.
+if [ -f .device/eigen3/Eigen/Dense ] && [ ! -f /usr/include/eigen3/Eigen/Dense ]; then
+  extra+=(-DKBX_EIGEN_INCLUDE_DIR="$PWD/.device/eigen3")
 fi
 # CUPTI's headers for libkbx_cupti (the kernel inventory): the toolkit's, else the copy Triton ships.
 if [ ! -f /usr/local/cuda/include/cupti.h ] && [ -z "${CUDA_HOME:-}" ]; then
