@@ -2,7 +2,8 @@
 # Builds a self-contained kbx (fmt header-only, SQLite and libstdc++ static; needs only glibc >= 2.36)
 # into build-device/kbx, for a machine that lacks the build dependencies. Where the machine has no
 # sqlite3.h (the H200), the SQLite header and static library carried in .device/sqlite are used;
-# likewise Eigen's headers from .device/eigen3.
+# likewise Eigen's headers from .device/eigen3. tools/device_bundle.sh fills .device from this
+# machine's packages.
 # Does nothing when build-device/kbx exists and is newer than every source file.
 # usage: tools/build_device.sh [LOG]
 set -euo pipefail
