@@ -464,11 +464,34 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
 
 // ---- kbx analyze --------------------------------------------------------------------------
 
-int cmd_analyze(const std::vector<std::string>& runs, const std::string& by, bool json, bool csv) {
+int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
+                const std::string& deviance, bool json, bool csv) {
   if (json && csv) {
     throw Error(ErrorKind::usage, "analyze prints --json or --csv, not both");
   }
+  std::vector<std::string> pair;
+  for (const auto& d : split(deviance, ',')) {
+    if (std::string t(trim(d)); !t.empty()) {
+      pair.push_back(t);
+    }
+  }
+  if (!deviance.empty() && pair.size() != 2) {
+    throw Error(ErrorKind::usage, "--deviance takes two dimensions, e.g. category,method (got '{}')",
+                deviance);
+  }
+  if (!pair.empty() && csv) {
+    throw Error(ErrorKind::usage, "--deviance prints as text or --json, not --csv");
+  }
   auto named = load_runs(runs);
+  std::optional<stats::DevianceDecomposition> decomposition;
+  if (!pair.empty()) {
+    auto d = report::exe_deviance(named, pair[0], pair[1]);
+    if (!d) {
+      throw Error(d.error().kind() == ErrorKind::usage ? ErrorKind::usage : ErrorKind::input,
+                  "--deviance {},{}: {}", pair[0], pair[1], d.error().what());
+    }
+    decomposition = d.value();
+  }
   std::vector<std::string> dims;
   for (const auto& d : split(by, ',')) {
     if (std::string t(trim(d)); !t.empty()) {
@@ -477,12 +500,18 @@ int cmd_analyze(const std::vector<std::string>& runs, const std::string& by, boo
   }
   auto analysis = report::analyze_runs(named, dims);
   if (json) {
-    fmt::print("{}\n", report::analysis_json(analysis)
-                           .dump(2, ' ', false, Json::error_handler_t::replace));
+    Json j = report::analysis_json(analysis);
+    if (decomposition) {
+      j["deviance"] = report::deviance_json(*decomposition);
+    }
+    fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
   } else if (csv) {
     fmt::print("{}", report::analysis_csv(analysis));
   } else {
     fmt::print("{}", report::render_analysis(analysis));
+    if (decomposition) {
+      fmt::print("{}", report::render_deviance(*decomposition));
+    }
   }
   return 0;
 }
@@ -590,6 +619,10 @@ int run_cli(int argc, char** argv) {
                           "Comma-separated dimensions: category, task, run, device, or a label "
                           "(method, model, round, ...); empty: one group")
       ->capture_default_str();
+  std::string analyze_deviance;
+  analyze_cmd->add_option("--deviance", analyze_deviance,
+                          "Two dimensions, e.g. category,method: the share of the deviance of exe "
+                          "success each explains (logit GLM) and likelihood-ratio tests");
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
   analyze_cmd->add_flag("--csv", analyze_csv, "Print CSV");
 
@@ -615,7 +648,7 @@ int run_cli(int argc, char** argv) {
     return cmd_eval(e, args);
   }
   if (*analyze_cmd) {
-    return cmd_analyze(analyze_runs, analyze_by, analyze_json, analyze_csv);
+    return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);
   }
   if (*compare_cmd) {
     return cmd_compare(compare_runs, compare_json, compare_top);

@@ -2,6 +2,7 @@
 #include "kbx/report/analyze.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -168,6 +169,61 @@ Analysis analyze_runs(const std::vector<NamedRun>& runs, const std::vector<std::
     }
   }
   return a;
+}
+
+Result<stats::DevianceDecomposition> exe_deviance(const std::vector<NamedRun>& runs,
+                                                  const std::string& a, const std::string& b) {
+  auto known = known_dimensions(runs);
+  for (const auto& d : {a, b}) {
+    if (std::find(known.begin(), known.end(), d) == known.end()) {
+      return Error(ErrorKind::usage, "--deviance '{}' is not a dimension of these runs (known: {})",
+                   d, fmt::join(known, ", "));
+    }
+  }
+  stats::Factor fa{a, {}};
+  stats::Factor fb{b, {}};
+  std::vector<int> outcomes;
+  for (const auto& run : runs) {
+    for (const auto& row : run.model.rows) {
+      if (row.outcome == "pending") {
+        continue;  // not judged yet
+      }
+      fa.levels.push_back(dimension_value(run, row, a));
+      fb.levels.push_back(dimension_value(run, row, b));
+      outcomes.push_back(row.exe_ok ? 1 : 0);
+    }
+  }
+  return stats::decompose_deviance(fa, fb, outcomes);
+}
+
+std::string render_deviance(const stats::DevianceDecomposition& d) {
+  std::string out = fmt::format(
+      "Deviance of exe success explained (binomial logit GLM, {} submissions, null deviance {:.2f}):\n",
+      d.n_trials, d.null_deviance);
+  for (const auto* m : {&d.a, &d.b, &d.ab}) {
+    out += fmt::format("  {:<28} {:6.1f}%  (deviance {:.2f}, {} parameters{})\n", m->terms,
+                       100.0 * m->share, m->deviance, m->rank,
+                       m->separation ? ", separated: a level always fails or always passes" : "");
+  }
+  out += fmt::format("  {} given {}: LR {:.2f} on {} df, p = {:.3g}\n", d.a.terms, d.b.terms,
+                     d.a_given_b.statistic, d.a_given_b.df, d.a_given_b.p_value);
+  out += fmt::format("  {} given {}: LR {:.2f} on {} df, p = {:.3g}\n", d.b.terms, d.a.terms,
+                     d.b_given_a.statistic, d.b_given_a.df, d.b_given_a.p_value);
+  return out;
+}
+
+Json deviance_json(const stats::DevianceDecomposition& d) {
+  auto model = [](const stats::ModelDeviance& m) {
+    return Json{{"terms", m.terms},         {"deviance", m.deviance},   {"share", m.share},
+                {"parameters", m.rank},     {"separation", m.separation}, {"converged", m.converged}};
+  };
+  auto lr = [](const stats::LikelihoodRatio& t) {
+    return Json{{"statistic", t.statistic}, {"df", t.df}, {"p_value", t.p_value}};
+  };
+  return Json{{"submissions", d.n_trials}, {"null_deviance", d.null_deviance},
+              {"a", model(d.a)},           {"b", model(d.b)},
+              {"both", model(d.ab)},       {"a_given_b", lr(d.a_given_b)},
+              {"b_given_a", lr(d.b_given_a)}};
 }
 
 std::string render_analysis(const Analysis& a) {

@@ -9,6 +9,7 @@
 
 #include "kbx/common/json.h"
 #include "kbx/report/compare.h"
+#include "kbx/stats/deviance.h"
 
 namespace kbx::report {
 
@@ -46,6 +47,15 @@ std::vector<std::string> known_dimensions(const std::vector<NamedRun>& runs);
 /// Groups every submission of every run by `dimensions` (empty: one group). A row whose run
 /// lacks a label gets "-" for it.
 Analysis analyze_runs(const std::vector<NamedRun>& runs, const std::vector<std::string>& dimensions);
+
+/// How much of the deviance of exe success (correct or not, one outcome per submission) the
+/// dimensions `a` and `b` explain, alone and given each other: the binomial logit GLM of
+/// docs/analysis.md. Errors name the dimension or the data (all outcomes equal, ...).
+Result<stats::DevianceDecomposition> exe_deviance(const std::vector<NamedRun>& runs,
+                                                  const std::string& a, const std::string& b);
+
+std::string render_deviance(const stats::DevianceDecomposition& d);
+Json deviance_json(const stats::DevianceDecomposition& d);
 
 std::string render_analysis(const Analysis& a);
 Json analysis_json(const Analysis& a);

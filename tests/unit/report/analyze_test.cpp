@@ -103,5 +103,24 @@ TEST(Analyze, TheTableHasAHeaderAGroupLineATotalAndTheUnsolvedTasks) {
       << text;
 }
 
+TEST(Analyze, TheDevianceOfExeSuccessIsSharedOutByTwoDimensions) {
+  auto d = exe_deviance(two_methods(), "category", "method");
+  ASSERT_TRUE(d.ok()) << d.error().what();
+  EXPECT_EQ(d.value().n_trials, 6);
+  EXPECT_EQ(d.value().a.terms, "category");
+  EXPECT_EQ(d.value().b.terms, "method");
+  EXPECT_TRUE(d.value().a.separation);  // Quantization never passes
+  EXPECT_GT(d.value().a.share, d.value().b.share);
+  EXPECT_GE(d.value().ab.share, d.value().a.share);
+  EXPECT_LE(d.value().ab.share, 1.0);
+  std::string text = render_deviance(d.value());
+  EXPECT_NE(text.find("6 submissions"), std::string::npos) << text;
+  EXPECT_NE(text.find("category given method: LR"), std::string::npos) << text;
+  EXPECT_EQ(deviance_json(d.value())["a"]["terms"], "category");
+  auto unknown = exe_deviance(two_methods(), "category", "gpu_kind");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(std::string(unknown.error().what()).find("gpu_kind"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kbx::report
