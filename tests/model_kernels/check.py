@@ -2,6 +2,11 @@
 """Runs the model-style kernels through kbx and fails on any verdict other than the expected one.
 
 usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
+                [--suite DIR] [GLOB ...]
+
+GLOBs (relative to this folder, e.g. 'Fusion/*' or 'Math/softmax*.py') pick a subset of the
+kernels; without any, all of them run. --suite is passed through to kbx (a suite folder other than
+the one kbx finds by default, e.g. a worktree's suites/kernelbenchx).
 
 Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
 `# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
@@ -37,11 +42,20 @@ def main() -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--rules", default="kbx")
     ap.add_argument("--work")
+    ap.add_argument("--suite", help="suite folder passed to kbx as --suite")
+    ap.add_argument("--jobs", help="passed to kbx as --jobs")
+    ap.add_argument("--seed", help="passed to kbx as --seed (base seed of the test inputs)")
+    ap.add_argument("globs", nargs="*", help="kernel files to run, relative to this folder (default: */*.py)")
     args = ap.parse_args()
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="kbx-model-kernels-"))
     shutil.rmtree(work / "run", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
-    files = sorted(HERE.glob("*/*.py"))
+    if args.globs:
+        files = sorted({f for g in args.globs for f in HERE.glob(g) if f.suffix == ".py"})
+        if not files:
+            raise SystemExit("no kernel file matches " + " ".join(args.globs))
+    else:
+        files = sorted(HERE.glob("*/*.py"))
     entries = []
     with open(work / "kernels.jsonl", "w") as out:
         for f in files:
@@ -52,6 +66,12 @@ def main() -> int:
     cmd = [args.kbx, "eval", str(work / "kernels.jsonl"), "-o", str(work / "run"), "--device",
            args.device, "--python", args.python, "--cache-dir", str(work / "cache"),
            "--rules", args.rules]
+    if args.suite:
+        cmd += ["--suite", args.suite]
+    if args.jobs:
+        cmd += ["--jobs", args.jobs]
+    if args.seed:
+        cmd += ["--seed", args.seed]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:])
