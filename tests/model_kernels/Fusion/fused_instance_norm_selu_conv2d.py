@@ -1,5 +1,6 @@
-"""Fusion/fused_instance_norm_selu_conv2d.py: direct convolution (one program per (n, c_out,
-pixel block), sequential sum over C_in/groups x kH x kW in float32), then one program per
+"""Fusion/fused_instance_norm_selu_conv2d.py: direct convolution (one program per (n, group,
+pixel block) holding all of the group's output channels; sequential float32 sum over
+C_in/groups x kH x kW), then one program per
 (n, c) applies SELU and a two-pass instance norm over the spatial positions.
 """
 # expect: ok
@@ -10,16 +11,19 @@ import triton.language as tl
 
 @triton.jit
 def _conv2d_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C_in, H, W, C_out, Ho, Wo, KH, KW,
-                   SH, SW, PH, PW, DH, DW, CIN_G, COUT_G, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):
+                   SH, SW, PH, PW, DH, DW, CIN_G, COUT_G, HAS_BIAS: tl.constexpr, BLOCK_CO: tl.constexpr,
+                   BLOCK: tl.constexpr):
+    # one program per (n, group, pixel block): all of the group's output channels at once
     n = tl.program_id(0)
-    co = tl.program_id(1)
-    pid = tl.program_id(2)
-    p = pid * BLOCK + tl.arange(0, BLOCK)
+    g = tl.program_id(1)
+    p = tl.program_id(2) * BLOCK + tl.arange(0, BLOCK)
     pm = p < Ho * Wo
     oh = p // Wo
     ow = p % Wo
-    g = co // COUT_G
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    cos = tl.arange(0, BLOCK_CO)
+    com = cos < COUT_G
+    co = g * COUT_G + cos
+    acc = tl.zeros([BLOCK_CO, BLOCK], dtype=tl.float32)
     for ci in range(0, CIN_G):
         cin = g * CIN_G + ci
         for kh in range(0, KH):
@@ -28,11 +32,11 @@ def _conv2d_kernel(x_ptr, w_ptr, b_ptr, y_ptr, C_in, H, W, C_out, Ho, Wo, KH, KW
                 iw = ow * SW - PW + kw * DW
                 m = pm & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
                 xv = tl.load(x_ptr + ((n * C_in + cin) * H + ih) * W + iw, mask=m, other=0.0)
-                wv = tl.load(w_ptr + ((co * CIN_G + ci) * KH + kh) * KW + kw)
-                acc += xv * wv
+                wv = tl.load(w_ptr + ((co * CIN_G + ci) * KH + kh) * KW + kw, mask=com, other=0.0)
+                acc += wv[:, None] * xv[None, :]
     if HAS_BIAS:
-        acc += tl.load(b_ptr + co)
-    tl.store(y_ptr + (n * C_out + co) * Ho * Wo + p, acc, mask=pm)
+        acc += tl.load(b_ptr + co, mask=com, other=0.0)[:, None]
+    tl.store(y_ptr + (n * C_out + co[:, None]) * Ho * Wo + p[None, :], acc, mask=com[:, None] & pm[None, :])
 
 
 def _pair(v):
@@ -57,9 +61,10 @@ def _conv2d(x, w, b, stride, padding, dilation, groups):
     Wo = (W + 2 * pw - dw * (KW - 1) - 1) // sw + 1
     y = torch.empty((N, C_out, Ho, Wo), dtype=torch.float32, device=x.device)
     BLOCK = 128
-    _conv2d_kernel[(N, C_out, triton.cdiv(Ho * Wo, BLOCK))](
+    cout_g = C_out // groups
+    _conv2d_kernel[(N, groups, triton.cdiv(Ho * Wo, BLOCK))](
         x, w, b if b is not None else w, y, C_in, H, W, C_out, Ho, Wo, KH, KW, sh, sw, ph, pw, dh, dw,
-        CIN_G, C_out // groups, HAS_BIAS=b is not None, BLOCK=BLOCK)
+        CIN_G, cout_g, HAS_BIAS=b is not None, BLOCK_CO=triton.next_power_of_2(cout_g), BLOCK=BLOCK)
     return y
 
 
