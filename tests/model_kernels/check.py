@@ -2,10 +2,12 @@
 """Runs the model-style kernels through kbx and fails on any verdict other than the expected one.
 
 usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
-                [--dir FOLDER] [--only GLOB ...] [--suite DIR] [--jobs N] [--cache-dir DIR]
+                [--dir FOLDER] [--only GLOB ...] [--suite DIR] [--jobs N] [--seed N]
+                [--cache-dir DIR] [GLOB ...]
 
 --dir runs another folder laid out the same way (<Category>/<stem>[__variant].py), such as
-solutions/; --only keeps the files matching a glob relative to it (e.g. 'Fusion/*').
+solutions/; GLOBs (or --only GLOB ...) relative to it pick a subset (e.g. 'Fusion/*' or
+'Math/softmax*.py'); without any, all of them run. --suite, --jobs and --seed pass through to kbx.
 
 Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
 `# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
@@ -42,16 +44,25 @@ def main() -> int:
     ap.add_argument("--rules", default="kbx")
     ap.add_argument("--work")
     ap.add_argument("--dir", default=str(HERE))
-    ap.add_argument("--only", nargs="*", default=["*/*.py"])
-    ap.add_argument("--suite")
-    ap.add_argument("--jobs")
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--suite", help="suite folder passed to kbx as --suite")
+    ap.add_argument("--jobs", help="passed to kbx as --jobs")
+    ap.add_argument("--seed", help="passed to kbx as --seed (base seed of the test inputs)")
     ap.add_argument("--cache-dir")
+    ap.add_argument("globs", nargs="*", help="kernel files to run, relative to --dir (default: */*.py)")
     args = ap.parse_args()
     root = pathlib.Path(args.dir).resolve()
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="kbx-model-kernels-"))
     shutil.rmtree(work / "run", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
-    files = sorted({f for pat in args.only for f in root.glob(pat) if f.parent.parent == root})
+    patterns = args.only + args.globs
+    if patterns:
+        files = sorted({f for g in patterns for f in root.glob(g)
+                        if f.suffix == ".py" and f.parent.parent == root})
+        if not files:
+            raise SystemExit("no kernel file matches " + " ".join(patterns))
+    else:
+        files = sorted(f for f in root.glob("*/*.py") if f.parent.parent == root)
     entries = []
     with open(work / "kernels.jsonl", "w") as out:
         for f in files:
@@ -66,6 +77,8 @@ def main() -> int:
         cmd += ["--suite", args.suite]
     if args.jobs:
         cmd += ["--jobs", args.jobs]
+    if args.seed:
+        cmd += ["--seed", args.seed]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:])

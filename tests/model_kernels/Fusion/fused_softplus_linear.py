@@ -1,0 +1,42 @@
+"""Fusion/fused_softplus_linear.py: tiled x @ W^T with tl.dot (float32 accumulator), bias, then
+the stable softplus: where beta * z > threshold z itself, else (max(bz, 0) + log(1 + exp(-|bz|))) / beta.
+"""
+# expect: ok
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _linear_softplus_kernel(x_ptr, w_ptr, b_ptr, y_ptr, M, N, K, beta, threshold, HAS_BIAS: tl.constexpr,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        rk = k0 + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        w = tl.load(w_ptr + rn[None, :] * K + rk[:, None], mask=(rn[None, :] < N) & (rk[:, None] < K), other=0.0)
+        acc += tl.dot(x, w)
+    if HAS_BIAS:
+        acc += tl.load(b_ptr + rn, mask=rn < N, other=0.0)[None, :]
+    bz = beta * acc
+    sp = (tl.maximum(bz, 0.0) + tl.log(1.0 + tl.exp(-tl.abs(bz)))) / beta
+    y = tl.where(bz > threshold, acc, sp)
+    tl.store(y_ptr + rm[:, None] * N + rn[None, :], y, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def fused_softplus_linear(input, weight, bias=None, beta=1, threshold=20):
+    lead = input.shape[:-1]
+    K = input.shape[-1]
+    x = input.reshape(-1, K).contiguous()
+    w = weight.contiguous()
+    M, N = x.shape[0], w.shape[0]
+    y = torch.empty((M, N), dtype=torch.float32, device=input.device)
+    BM, BN, BK = 32, 32, 32
+    _linear_softplus_kernel[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        x, w, bias if bias is not None else w, y, M, N, K, float(beta), float(threshold),
+        HAS_BIAS=bias is not None, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK)
+    return y.reshape(*lead, N)
