@@ -116,6 +116,11 @@ class FuzzReferences final : public run::ReferenceSide {
     return out;
   }
 
+  kbx::Result<std::vector<kbx::store::TimingRecord>> timings_now(const suite::Task& task) override {
+    bool fresh = false;
+    return timings(task, fresh);
+  }
+
   kbx::Result<run::CaseOutputs> fresh_outputs(
       const suite::Task&, const std::vector<suite::ResolvedCall>& calls) override {
     run::CaseOutputs out;
