@@ -402,11 +402,12 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
 
 // ---- kbx summary --------------------------------------------------------------------------
 
-int cmd_summary(const std::string& out, bool json) {
+/// The store of the run in folder `out`, for commands that only read it (no lock: they show what
+/// is stored so far); a clear error when there is none yet, or none at all.
+fs::path run_store(const std::string& out) {
   fs::path db_path = fs::path(out) / "kbx.db";
   std::error_code ec;
   if (!fs::exists(db_path, ec)) {
-    // Reads only, so no lock: a summary of a running eval shows what is stored so far.
     auto holder = FolderLock::recorded_holder(out);
     if (holder && (::kill(holder->pid, 0) == 0 || errno == EPERM)) {
       throw Error(ErrorKind::busy,
@@ -416,7 +417,11 @@ int cmd_summary(const std::string& out, bool json) {
     }
     throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run", out);
   }
-  auto db = store::Database::open(db_path);
+  return db_path;
+}
+
+int cmd_summary(const std::string& out, bool json) {
+  auto db = store::Database::open(run_store(out));
   auto model = report::build_report_model(*db);
   if (json) {
     // Input-error messages and origins come from the user's bytes: never let them end the command.
@@ -434,14 +439,8 @@ int cmd_summary(const std::string& out, bool json) {
 std::vector<report::NamedRun> load_runs(const std::vector<std::string>& runs) {
   std::vector<report::NamedRun> named;
   for (const auto& run : runs) {
-    fs::path path(run);
     std::error_code ec;
-    fs::path db_path = fs::is_directory(path, ec) ? path / "kbx.db" : path;
-    if (!fs::is_regular_file(db_path, ec)) {
-      throw Error(ErrorKind::usage, "'{}' holds no kbx.db; pass the -o folder of a `kbx eval` run",
-                  run);
-    }
-    auto db = store::Database::open(db_path);
+    auto db = store::Database::open(fs::is_regular_file(run, ec) ? fs::path(run) : run_store(run));
     named.push_back({run, report::build_report_model(*db)});
   }
   return named;

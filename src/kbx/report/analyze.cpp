@@ -9,6 +9,7 @@
 #include <set>
 
 #include "kbx/common/error.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::report {
 namespace {
@@ -30,7 +31,7 @@ std::string dimension_value(const NamedRun& run, const SubmissionRow& row, const
   return it == run.model.labels.end() ? "-" : it->second;
 }
 
-void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& log_speedups) {
+void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& speedups) {
   g.submissions += 1;
   g.call_pass += row.call_ok ? 1 : 0;
   g.exe_pass += row.exe_ok ? 1 : 0;
@@ -43,7 +44,7 @@ void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& log_s
     return;
   }
   g.perf_pass += 1;
-  log_speedups.push_back(std::log(row.speedup));
+  speedups.push_back(row.speedup);
   g.slower_point += row.speedup < 1 ? 1 : 0;
   g.slower_verdict += row.speedup_verdict == stats::SpeedupVerdict::slower ? 1 : 0;
   if (!row.speedup_ci) {
@@ -58,14 +59,10 @@ void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& log_s
   }
 }
 
-void finish(GroupStats& g, const std::vector<double>& log_speedups) {
+void finish(GroupStats& g, const std::vector<double>& speedups) {
   g.fast_p.resize(fast_p_thresholds().size());
-  if (!log_speedups.empty()) {
-    double sum = 0;
-    for (double v : log_speedups) {
-      sum += v;
-    }
-    g.geomean_speedup = std::exp(sum / static_cast<double>(log_speedups.size()));
+  if (!speedups.empty()) {
+    g.geomean_speedup = stats::geometric_mean(speedups);
   }
 }
 
@@ -142,7 +139,7 @@ Analysis analyze_runs(const std::vector<NamedRun>& runs, const std::vector<std::
   Analysis a;
   a.dimensions = dimensions;
   std::map<std::vector<std::string>, std::pair<GroupStats, std::vector<double>>> groups;
-  std::vector<double> all_logs;
+  std::vector<double> all_speedups;
   std::map<std::string, bool> solved;  // task -> some submission correct
   for (const auto& run : runs) {
     for (const auto& row : run.model.rows) {
@@ -150,10 +147,10 @@ Analysis analyze_runs(const std::vector<NamedRun>& runs, const std::vector<std::
       for (const auto& d : dimensions) {
         key.push_back(dimension_value(run, row, d));
       }
-      auto& [g, logs] = groups[key];
+      auto& [g, speedups] = groups[key];
       g.key = key;
-      add_row(g, row, logs);
-      add_row(a.overall, row, all_logs);
+      add_row(g, row, speedups);
+      add_row(a.overall, row, all_speedups);
       solved[row.file] = solved[row.file] || row.exe_ok;
     }
   }
@@ -161,7 +158,7 @@ Analysis analyze_runs(const std::vector<NamedRun>& runs, const std::vector<std::
     finish(entry.first, entry.second);
     a.groups.push_back(std::move(entry.first));
   }
-  finish(a.overall, all_logs);
+  finish(a.overall, all_speedups);
   a.tasks = static_cast<int>(solved.size());
   for (const auto& [task, ok] : solved) {
     if (!ok) {
