@@ -36,6 +36,7 @@ Json workload_json(const WorkloadRow& w) {
   j["gbs"] = w.gbs;
   j["tflops"] = w.tflops;
   j["speedup"] = w.speedup;
+  j["host_synchronising"] = w.host_synchronising;
   return j;
 }
 
@@ -59,6 +60,7 @@ Json row_json(const SubmissionRow& r) {
   j["speedup_ci_low"] = r.speedup_ci ? Json(r.speedup_ci->low) : Json(nullptr);  // no interval
   j["speedup_ci_high"] = r.speedup_ci ? Json(r.speedup_ci->high) : Json(nullptr);
   j["speedup_verdict"] = std::string(stats::to_string(r.speedup_verdict));
+  j["host_synchronising"] = r.host_synchronising;
   j["submission_id"] = r.submission_id;
   j["origin"] = r.origin;
   j["workloads"] = Json::array();

@@ -12,6 +12,16 @@
 #include <span>
 
 namespace kbx::report {
+
+bool is_host_synchronising(const store::TimingRecord& timing) {
+  if (!timing.kernel_busy_ms || timing.samples_ms.empty()) {
+    return false;
+  }
+  double median_ms = stats::summarize(timing.samples_ms).median;
+  double busy_ms = *timing.kernel_busy_ms;
+  return std::isfinite(median_ms) && busy_ms < 0.5 * median_ms && median_ms - busy_ms > 0.05;
+}
+
 namespace {
 
 using store::EvaluationRecord;
@@ -110,6 +120,7 @@ WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord*
   w.gbs = per_second(w.bytes, 1e9, median_ms);
   w.tflops = per_second(w.flops, 1e12, median_ms);
   w.speedup = median_ms > 0 && w.reference_ms.n > 0 ? w.reference_ms.median / median_ms : 0;
+  w.host_synchronising = reference != nullptr && is_host_synchronising(*reference);
   return w;
 }
 
@@ -158,6 +169,11 @@ void fill_aggregates(SubmissionRow& row) {
 void fill_speedup_verdict(SubmissionRow& row, std::span<const stats::WorkloadSamples> samples,
                           stats::SpeedupBootstrap& bootstrap) {
   row.speedup_ci = bootstrap.interval(samples, stats::seed_for(row.file));
+  row.host_synchronising = std::any_of(row.workloads.begin(), row.workloads.end(),
+                                       [](const WorkloadRow& w) { return w.host_synchronising; });
+  if (row.host_synchronising && row.speedup_ci) {
+    row.speedup_ci = stats::widen(*row.speedup_ci, stats::host_synchronising_margin);
+  }
   row.speedup_verdict = stats::judge_speedup(true, row.speedup_ci);
 }
 

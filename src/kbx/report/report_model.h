@@ -16,6 +16,11 @@
 namespace kbx::report {
 
 /// One perf workload of one evaluated submission, with statistics derived from raw samples.
+/// True when a timing's GPU was busy for under half of its median sample and idle for more than
+/// 50 us of it: the call waits for the host between kernels, so its time moves with the host's
+/// state from one slot or run to the next by far more than its samples' spread shows.
+bool is_host_synchronising(const store::TimingRecord& timing);
+
 struct WorkloadRow {
   int index = 0;
   Json params = Json::object();
@@ -26,6 +31,9 @@ struct WorkloadRow {
   double gbs = 0;      ///< bytes / candidate median
   double tflops = 0;   ///< flops / candidate median
   double speedup = 0;  ///< reference median / candidate median
+  /// The reference's timed call leaves the GPU idle for most of its span (host work between its
+  /// kernels: LAPACK steps, a synchronising check), see is_host_synchronising().
+  bool host_synchronising = false;
 };
 
 /// One submission's line in metrics.json (KernelBench-X field names first).
@@ -51,6 +59,9 @@ struct SubmissionRow {
   /// more per side and workload, else absent.
   std::optional<stats::Interval> speedup_ci;
   stats::SpeedupVerdict speedup_verdict = stats::SpeedupVerdict::none;  ///< none without perf_ok
+  /// A workload's reference is host-synchronising: speedup_ci is the bootstrap interval widened
+  /// by stats::host_synchronising_margin on each side (docs/metrics.md).
+  bool host_synchronising = false;
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
 };

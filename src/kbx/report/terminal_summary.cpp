@@ -139,10 +139,21 @@ std::string render_verdicts(const ReportModel& model) {
   if (model.overall.perf_pass == 0) {
     return {};
   }
-  return fmt::format(
+  std::string out = fmt::format(
       "Speedups (95% interval; same: within {:.0f}%): faster {}, same {}, slower {}, "
       "ambiguous {}\n",
       stats::same_speed_margin * 100, v.faster, v.same, v.slower, v.ambiguous);
+  auto host_synchronising = std::count_if(model.rows.begin(), model.rows.end(), [](const auto& r) {
+    return r.perf_ok && r.host_synchronising;
+  });
+  if (host_synchronising > 0) {
+    out += fmt::format(
+        "Host-synchronising references (GPU idle for most of the call): {} timed task{}, "
+        "intervals widened by {:.0f}% each side\n",
+        host_synchronising, host_synchronising == 1 ? "" : "s",
+        stats::host_synchronising_margin * 100);
+  }
+  return out;
 }
 
 std::string render_input_errors(const ReportModel& model) {

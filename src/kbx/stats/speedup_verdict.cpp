@@ -22,6 +22,10 @@ SpeedupVerdict judge_speedup(bool timed, const std::optional<Interval>& interval
   return SpeedupVerdict::ambiguous;
 }
 
+Interval widen(const Interval& interval, double margin) {
+  return {interval.low / (1 + margin), interval.high * (1 + margin)};
+}
+
 std::string_view to_string(SpeedupVerdict verdict) {
   switch (verdict) {
     case SpeedupVerdict::faster:

@@ -20,6 +20,15 @@ enum class SpeedupVerdict {
 /// Differences within 2% of the reference count as the same speed: [1/1.02, 1.02].
 constexpr double same_speed_margin = 0.02;
 
+/// How far a host-synchronising task's speedup moves between runs beyond what its samples show:
+/// the bootstrap interval is widened by this factor on each side. Measured on the H200: such
+/// references timed against themselves ranged over 0.848x-1.316x between runs (docs/perf.md,
+/// 2026-12-02), while the other tasks stayed within a few percent.
+constexpr double host_synchronising_margin = 0.35;
+
+/// `interval` widened by `margin` on each side: [low / (1 + margin), high * (1 + margin)].
+Interval widen(const Interval& interval, double margin);
+
 /// The verdict on a task's speedup: `none` without perf, `ambiguous` when it was timed but has no
 /// interval (a single sample per side), else by the interval and `margin` (same first).
 SpeedupVerdict judge_speedup(bool timed, const std::optional<Interval>& interval,

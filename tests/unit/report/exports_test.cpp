@@ -104,8 +104,8 @@ TEST(MetricsJson, EachRowHasKernelBenchXFieldsFirstThenKbxFields) {
       "file",           "call_ok",         "exe_ok",          "perf_ok",       "runtime_ms",
       "gbs",            "tflops",          "speedup",         "category",      "outcome",
       "reason",         "detail",          "triton_ok",       "perf_note",     "ref_runtime_ms",
-      "speedup_ci_low", "speedup_ci_high", "speedup_verdict", "submission_id", "origin",
-      "workloads"};
+      "speedup_ci_low", "speedup_ci_high", "speedup_verdict", "host_synchronising",
+      "submission_id",  "origin",          "workloads"};
   for (const Json& row : metrics) {
     EXPECT_EQ(keys_of(row), expected);
   }
@@ -128,13 +128,15 @@ TEST(MetricsJson, AnOkRowCarriesItsNumbersAndPerWorkloadStatistics) {
   EXPECT_EQ(row["speedup_ci_low"], 2.5);
   EXPECT_EQ(row["speedup_ci_high"], 3.5);
   EXPECT_EQ(row["speedup_verdict"], "faster");
+  EXPECT_EQ(row["host_synchronising"], false);
   EXPECT_EQ(row["submission_id"], "sA");
   EXPECT_EQ(row["origin"], "preds.jsonl:1");
   ASSERT_EQ(row["workloads"].size(), 1U);
   const Json& w = row["workloads"][0];
   EXPECT_EQ(keys_of(w), (std::vector<std::string>{"index", "params", "bytes", "flops", "runtime_ms",
                                                   "runtime_ms_q1", "runtime_ms_q3", "n_samples",
-                                                  "ref_runtime_ms", "gbs", "tflops", "speedup"}));
+                                                  "ref_runtime_ms", "gbs", "tflops", "speedup",
+                                                  "host_synchronising"}));
   EXPECT_EQ(w["index"], 0);
   EXPECT_EQ(w["params"], Json({{"N", 1}}));
   EXPECT_EQ(w["bytes"], 4e9);

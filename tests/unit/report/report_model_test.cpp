@@ -214,6 +214,41 @@ TEST(ReportModel, ANoisyRowsIntervalHoldsItsPointEstimateAndIsTheSameEveryTime) 
   EXPECT_EQ(first.overall.fast_2_pass, 1);
 }
 
+TEST(ReportModel, AHostSynchronisingReferenceWidensTheIntervalAndCanTurnAWinAmbiguous) {
+  Scenario s;
+  // The reference's kernels keep the GPU busy 2 of its 10 ms: host work between them.
+  TimingRecord reference{0, "ok", "", 3, {10, 10}, {}, false, {}, 0, {}, {}, {}};
+  reference.kernel_busy_ms = 2.0;
+  s.db->save_reference_timings(s.session, "Conv/conv2d.py", {reference}, kGpu0);
+  s.db->save_evaluation(passing("sC2", s.session, {{8, 8, 8}}));  // 1.25x, a degenerate interval
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& r = row_of(m, "sC2");
+  EXPECT_TRUE(r.host_synchronising);
+  ASSERT_EQ(r.workloads.size(), 1u);
+  EXPECT_TRUE(r.workloads[0].host_synchronising);
+  EXPECT_DOUBLE_EQ(r.speedup, 1.25);
+  ASSERT_TRUE(r.speedup_ci);
+  EXPECT_DOUBLE_EQ(r.speedup_ci->low, 1.25 / (1 + stats::host_synchronising_margin));
+  EXPECT_DOUBLE_EQ(r.speedup_ci->high, 1.25 * (1 + stats::host_synchronising_margin));
+  EXPECT_EQ(r.speedup_verdict, stats::SpeedupVerdict::ambiguous);
+  EXPECT_EQ(m.overall.fast_1_pass, 0);
+  EXPECT_FALSE(row_of(m, "sB").host_synchronising);  // no inventory: never flagged
+}
+
+TEST(ReportModel, HostSynchronisingNeedsMostOfTheSpanIdleAndMoreThan50Microseconds) {
+  TimingRecord t{0, "ok", "", 3, {1.0, 1.0, 1.0}, {}, false, {}, 0, {}, {}, {}};
+  EXPECT_FALSE(is_host_synchronising(t));  // no inventory
+  t.kernel_busy_ms = 0.6;
+  EXPECT_FALSE(is_host_synchronising(t));  // busy over half the span
+  t.kernel_busy_ms = 0.4;
+  EXPECT_TRUE(is_host_synchronising(t));
+  t.samples_ms = {0.04, 0.04, 0.04};  // a short call whose launches leave gaps: 40 us idle at most
+  t.kernel_busy_ms = 0.01;
+  EXPECT_FALSE(is_host_synchronising(t));
+  t.samples_ms = {};
+  EXPECT_FALSE(is_host_synchronising(t));
+}
+
 TEST(ReportModel, FailedSubmissionsKeepTheirVerdictAndHaveNoPerfNumbers) {
   Scenario s;
   auto m = build_report_model(*s.db);

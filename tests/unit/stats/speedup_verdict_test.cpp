@@ -54,6 +54,13 @@ TEST(SpeedupVerdict, AZeroMarginLeavesSameOnlyForADegenerateIntervalAtOne) {
   EXPECT_EQ(judge(0.999, 1.001, 0), SpeedupVerdict::ambiguous);
 }
 
+TEST(SpeedupVerdict, WidenDividesTheLowEndAndMultipliesTheHighEnd) {
+  Interval w = widen({1.2, 1.5}, 0.25);
+  EXPECT_DOUBLE_EQ(w.low, 0.96);
+  EXPECT_DOUBLE_EQ(w.high, 1.875);
+  EXPECT_EQ(judge(w.low, w.high), SpeedupVerdict::ambiguous);
+}
+
 TEST(SpeedupVerdict, NamesAreTheExportedStrings) {
   EXPECT_EQ(to_string(SpeedupVerdict::faster), "faster");
   EXPECT_EQ(to_string(SpeedupVerdict::same), "same");
