@@ -171,8 +171,10 @@ void fill_speedup_verdict(SubmissionRow& row, std::span<const stats::WorkloadSam
   row.speedup_ci = bootstrap.interval(samples, stats::seed_for(row.file));
   row.host_synchronising = std::any_of(row.workloads.begin(), row.workloads.end(),
                                        [](const WorkloadRow& w) { return w.host_synchronising; });
-  if (row.host_synchronising && row.speedup_ci) {
-    row.speedup_ci = stats::widen(*row.speedup_ci, stats::host_synchronising_margin);
+  if (row.speedup_ci) {
+    row.speedup_ci = stats::widen(*row.speedup_ci, row.host_synchronising
+                                                       ? stats::host_synchronising_margin
+                                                       : stats::slot_margin);
   }
   row.speedup_verdict = stats::judge_speedup(true, row.speedup_ci);
 }

@@ -177,14 +177,15 @@ TEST(ReportModel, EachTimedRowGetsABootstrapIntervalAndAVerdict) {
   const SubmissionRow& a = row_of(m, "sA");  // workload 1 has one candidate sample
   EXPECT_FALSE(a.speedup_ci);
   EXPECT_EQ(a.speedup_verdict, stats::SpeedupVerdict::ambiguous);
-  const SubmissionRow& b = row_of(m, "sB");  // constant samples: a degenerate interval at 0.5
+  // Constant samples: a degenerate bootstrap interval at 0.5, widened by the slot margin.
+  const SubmissionRow& b = row_of(m, "sB");
   ASSERT_TRUE(b.speedup_ci);
-  EXPECT_DOUBLE_EQ(b.speedup_ci->low, 0.5);
-  EXPECT_DOUBLE_EQ(b.speedup_ci->high, 0.5);
+  EXPECT_DOUBLE_EQ(b.speedup_ci->low, 0.5 / (1 + stats::slot_margin));
+  EXPECT_DOUBLE_EQ(b.speedup_ci->high, 0.5 * (1 + stats::slot_margin));
   EXPECT_EQ(b.speedup_verdict, stats::SpeedupVerdict::slower);
   const SubmissionRow& c2 = row_of(m, "sC2");
   ASSERT_TRUE(c2.speedup_ci);
-  EXPECT_DOUBLE_EQ(c2.speedup_ci->low, 2.0);
+  EXPECT_DOUBLE_EQ(c2.speedup_ci->low, 2.0 / (1 + stats::slot_margin));
   EXPECT_EQ(c2.speedup_verdict, stats::SpeedupVerdict::faster);
   EXPECT_FALSE(row_of(m, "sC").speedup_ci);
   EXPECT_EQ(row_of(m, "sC").speedup_verdict, stats::SpeedupVerdict::none);
@@ -247,6 +248,20 @@ TEST(ReportModel, HostSynchronisingNeedsMostOfTheSpanIdleAndMoreThan50Microsecon
   EXPECT_FALSE(is_host_synchronising(t));
   t.samples_ms = {};
   EXPECT_FALSE(is_host_synchronising(t));
+}
+
+TEST(ReportModel, ASelfCheckWithinTheSlotMarginIsTheSameSpeedNotAWin) {
+  Scenario s;
+  // 10.1 against 10 ms with a tight spread: 1.01x, a "win" of one slot over another.
+  s.db->save_reference_timings(s.session, "Conv/conv2d.py",
+                               {{0, "ok", "", 3, {10.1, 10.1, 10.11, 10.09}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
+  s.db->save_evaluation(passing("sC2", s.session, {{10, 10, 10.01, 9.99}}));
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& r = row_of(m, "sC2");
+  ASSERT_TRUE(r.speedup_ci);
+  EXPECT_LT(r.speedup_ci->low, 1.0);
+  EXPECT_EQ(r.speedup_verdict, stats::SpeedupVerdict::same);
+  EXPECT_EQ(m.overall.fast_1_pass, 0);
 }
 
 TEST(ReportModel, FailedSubmissionsKeepTheirVerdictAndHaveNoPerfNumbers) {

@@ -58,7 +58,7 @@ TEST(TerminalSummary, ShowsOneRowPerCategoryATotalRowOutcomesAndInputErrors) {
             "Math          1  1 (100%)  1 (100%)  1 (100%)    2.33x       1\n"
             "--------------------------------------------------------------\n"
             "TOTAL         3   2 (67%)   1 (33%)   1 (33%)    2.33x       1\n"
-            "Speedups (95% interval; same: within 2%): faster 1, same 0, slower 0, ambiguous 0\n"
+            "Speedups (95% interval; same: within 5%): faster 1, same 0, slower 0, ambiguous 0\n"
             "Outcomes: ok 1, incorrect 1, pending 1\n"
             "Input errors (1):\n"
             "  preds.jsonl:7: not JSON\n");
@@ -72,7 +72,7 @@ TEST(TerminalSummary, TheFasterColumnCountsIntervalWinsNotPointEstimatesAboveOne
   std::vector<std::string> lines = lines_of(render_terminal_summary(m, false));
   EXPECT_EQ(lines.at(6), "TOTAL         3   2 (67%)   1 (33%)  3 (100%)    2.33x       1");
   EXPECT_EQ(lines.at(7),
-            "Speedups (95% interval; same: within 2%): faster 1, same 1, slower 0, ambiguous 1");
+            "Speedups (95% interval; same: within 5%): faster 1, same 1, slower 0, ambiguous 1");
 }
 
 TEST(TerminalSummary, LeavesOutTheSpeedupLineWhenNothingWasTimed) {

@@ -24,13 +24,14 @@ TEST(SpeedupVerdict, TimedWithoutAnIntervalIsAmbiguous) {
 TEST(SpeedupVerdict, AnIntervalInsideTheMarginIsTheSameSpeedIncludingItsEdges) {
   EXPECT_EQ(judge(1 / (1 + same_speed_margin), 1 + same_speed_margin), SpeedupVerdict::same);
   EXPECT_EQ(judge(0.99, 1.01), SpeedupVerdict::same);
+  EXPECT_EQ(judge(0.96, 1.04), SpeedupVerdict::same);
   EXPECT_EQ(judge(1, 1), SpeedupVerdict::same);
   EXPECT_EQ(judge(1.005, 1.015), SpeedupVerdict::same);  // above 1, but within the margin
   EXPECT_EQ(judge(0.985, 0.995), SpeedupVerdict::same);
 }
 
 TEST(SpeedupVerdict, AnIntervalAboveOneThatLeavesTheMarginIsFaster) {
-  EXPECT_EQ(judge(1.001, 1.0201), SpeedupVerdict::faster);
+  EXPECT_EQ(judge(1.001, 1.0501), SpeedupVerdict::faster);
   EXPECT_EQ(judge(1.001, std::nextafter(1 + same_speed_margin, 2.0)), SpeedupVerdict::faster);
   EXPECT_EQ(judge(1.5, 2.5), SpeedupVerdict::faster);
   EXPECT_EQ(judge(1, 1.5), SpeedupVerdict::ambiguous);  // low must clear 1, not touch it
@@ -43,8 +44,8 @@ TEST(SpeedupVerdict, AnIntervalBelowOneThatLeavesTheMarginIsSlower) {
 }
 
 TEST(SpeedupVerdict, AnIntervalAcrossOneAndBeyondTheMarginIsAmbiguous) {
-  EXPECT_EQ(judge(0.99, 1.03), SpeedupVerdict::ambiguous);
-  EXPECT_EQ(judge(0.97, 1.01), SpeedupVerdict::ambiguous);
+  EXPECT_EQ(judge(0.99, 1.06), SpeedupVerdict::ambiguous);
+  EXPECT_EQ(judge(0.94, 1.01), SpeedupVerdict::ambiguous);
   EXPECT_EQ(judge(0.5, 2), SpeedupVerdict::ambiguous);
 }
 
