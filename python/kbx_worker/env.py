@@ -50,6 +50,7 @@ def describe_cuda(gpu: int) -> dict:
         "l2_cache_bytes": l2_cache_bytes(props),
         "driver": nvidia_driver_version(),
         "torch_cuda": torch.version.cuda,
+        "uuid": str(getattr(props, "uuid", "") or ""),
     }
 
 

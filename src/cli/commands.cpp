@@ -576,8 +576,10 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--round", e.round, "Label: the repair round (0, 1, ...)")->check(CLI::NonNegativeNumber);
   eval_cmd->add_option("--reference-timing", e.reference_timing,
                        "session: each reference timed once per session, before any candidate; "
-                       "adjacent: per submission, in its GPU slot right after it")
-      ->check(CLI::IsMember({"session", "adjacent"}))
+                       "adjacent: per submission, in its GPU slot right after it; cached: as "
+                       "session, but kept in the cache dir per GPU, driver, torch, kbx and task "
+                       "version and reused by later runs (kbx calibrate fills it)")
+      ->check(CLI::IsMember({"session", "adjacent", "cached"}))
       ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,

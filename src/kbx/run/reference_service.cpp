@@ -8,6 +8,7 @@
 
 #include "kbx/common/files.h"
 #include "kbx/common/hash.h"
+#include "kbx/common/version.h"
 #include "kbx/run/replies.h"
 
 namespace kbx::run {
@@ -57,6 +58,30 @@ void write_cached(const std::filesystem::path& path, const ReferenceCase& result
 }
 
 }  // namespace
+
+std::string cached_timings_text(const suite::Task& task, const Json& reply_header) {
+  return Json{{"task", task.key}, {"task_version", task.version}, {"reply", reply_header}}.dump();
+}
+
+std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::string& text,
+                                                                     std::size_t workload_count) {
+  try {
+    Json cached = Json::parse(text);
+    auto timings = decode_timings(sandbox::Frame{cached.at("reply"), {}});  // as if just sent
+    if (!timings || find_timing_reply_violation(workload_count, timings.value())) {
+      return std::nullopt;
+    }
+    for (auto& t : timings.value()) {
+      if (t.status != "ok") {
+        return std::nullopt;
+      }
+      apply_stream_check(t);
+    }
+    return std::move(timings).value();
+  } catch (const std::exception&) {
+    return std::nullopt;  // a torn or foreign file: time again
+  }
+}
 
 ReferenceService::ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options,
                                    std::string torch_version)
@@ -299,8 +324,20 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
       return failed->second;
     }
   }
-  auto result = take_timings(l, task, gpu);
+  const bool use_cache = options_.reference_timing == "cached";
+  std::filesystem::path cached_at;
+  std::optional<std::vector<store::TimingRecord>> from_cache;
+  if (use_cache) {
+    cached_at = timing_cache_path(l, gpu, task);
+    from_cache = read_cached_timings(cached_at, task);
+  }
+  Result<std::vector<store::TimingRecord>> result =
+      from_cache ? Result<std::vector<store::TimingRecord>>(std::move(*from_cache))
+                 : take_timings(l, task, gpu, use_cache ? &cached_at : nullptr);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (from_cache) {
+    timings_from_cache_ += 1;
+  }
   if (!result) {
     timing_errors_.emplace(lane_key(task, gpu), result.error());
     return result.error();
@@ -314,7 +351,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings_now(const sui
                                                                        int gpu) {
   Lane& l = lane(gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
-  return take_timings(l, task, gpu);
+  return take_timings(l, task, gpu, nullptr);
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const suite::Task& task,
@@ -333,9 +370,30 @@ Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const 
                task.key);
 }
 
-Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(Lane& l,
-                                                                        const suite::Task& task,
-                                                                        int gpu) {
+std::filesystem::path ReferenceService::timing_cache_path(Lane& l, int gpu,
+                                                         const suite::Task& task) {
+  // Everything the reference's time depends on: the GPU itself (name, UUID, driver, CUDA),
+  // torch, kbx (the timing method), the task's version (its workloads), the seed and settings.
+  Json device = worker(l, gpu).ready_info().value("device", Json::object());
+  std::string id = sha256_hex(fmt::format("timing-v1|{}|{}|{}|{}|{}|{}|{}|{}", task.key, task.version,
+                                          device.dump(), torch_version_, kbx::version(),
+                                          kbx::git_commit(), options_.seed,
+                                          options_.timing.to_json().dump()));
+  return options_.cache_dir / "timings" / id.substr(0, 2) / (id + ".json");
+}
+
+std::optional<std::vector<store::TimingRecord>> ReferenceService::read_cached_timings(
+    const std::filesystem::path& path, const suite::Task& task) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return std::nullopt;
+  }
+  return parse_cached_timings(read_file(path),
+                              suite::resolve_workloads(task, options_.seed).size());
+}
+
+Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
+    Lane& l, const suite::Task& task, int gpu, const std::filesystem::path* cache_to) {
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();
@@ -352,8 +410,14 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(Lane& l,
   }
   auto timings = decode_timings(*reply);
   if (timings) {
+    bool all_ok = true;
     for (auto& t : timings.value()) {
+      all_ok = all_ok && t.status == "ok";
       apply_stream_check(t);  // the same rule as for candidates
+    }
+    if (cache_to != nullptr && all_ok) {
+      std::filesystem::create_directories(cache_to->parent_path());
+      write_file_atomic(*cache_to, cached_timings_text(task, reply->header));
     }
   }
   return timings;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,15 @@ struct ReferenceCase {
 
 /// The reference's results for every case of a task, in case order.
 using CaseOutputs = std::vector<ReferenceCase>;
+
+/// A reference timing reply as `--reference-timing cached` keeps it on disk.
+std::string cached_timings_text(const suite::Task& task, const Json& reply_header);
+
+/// Timings read back from cached_timings_text(), validated like a fresh reply (decode_timings,
+/// the stream check); nullopt when the text is torn or foreign, holds another number of
+/// workloads than `workload_count`, or any workload failed.
+std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::string& text,
+                                                                     std::size_t workload_count);
 
 /// Owns one trusted reference worker per GPU. The reference worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
@@ -66,6 +76,12 @@ class ReferenceService {
   /// The timings (or the failure) timings() kept; an internal error if it never ran for the task.
   Result<std::vector<store::TimingRecord>> cached_timings(const suite::Task& task, int gpu);
 
+  /// How many tasks' timings came from the timing cache so far (`--reference-timing cached`).
+  int timings_from_cache() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return timings_from_cache_;
+  }
+
   /// The reference worker's device description on `gpu` (starts the worker if needed).
   Json device_info(int gpu);
 
@@ -84,7 +100,17 @@ class ReferenceService {
   Result<int> load(Lane& lane, int gpu, const suite::Task& task);
   Result<sandbox::Frame> call(Lane& lane, int gpu, const sandbox::Frame& request, int timeout_s,
                               const std::string& what);
-  Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu);
+  /// Times the task's reference now; with `cache_to`, a reply whose every workload timed ok is
+  /// also written there (`--reference-timing cached`).
+  Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu,
+                                                        const std::filesystem::path* cache_to);
+  /// Where `--reference-timing cached` keeps the task's timings on this GPU (requires lane.mutex):
+  /// cache_dir/timings, keyed by the task and its version, the device (name, UUID, driver,
+  /// CUDA), torch, kbx's version and commit, the seed and the timing settings.
+  std::filesystem::path timing_cache_path(Lane& lane, int gpu, const suite::Task& task);
+  /// parse_cached_timings() of the file at `path`; nullopt when there is none.
+  std::optional<std::vector<store::TimingRecord>> read_cached_timings(
+      const std::filesystem::path& path, const suite::Task& task);
   /// Runs `calls` in the reference worker (requires lane.mutex) and checks each result: an
   /// error where the case must return, or the wrong error where it must raise, is a suite error.
   /// With `working_too` (exact-reference tasks), each call runs a second time at the task's own
@@ -103,6 +129,7 @@ class ReferenceService {
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu
   std::map<std::string, Error> timing_errors_;                          // key@gpu
+  int timings_from_cache_ = 0;
 };
 
 }  // namespace kbx::run

@@ -275,6 +275,12 @@ class Session {
     if (failure) {
       std::rethrow_exception(failure);
     }
+    if (options_.reference_timing == "cached") {
+      progress_.on_status(fmt::format("reference timings: {} of {} from the cache ({})",
+                                      references_->timings_from_cache(),
+                                      tasks.size() * options_.gpus.size(),
+                                      (options_.cache_dir / "timings").string()));
+    }
   }
 
   const compare::Contract* contract_for(const suite::Task& task, std::string& error) {
