@@ -19,30 +19,6 @@ import torch
 import triton
 import triton.language as tl
 
-def _plan(shape, tensors):
-    """Collapse a broadcast iteration space: drop size-1 dims, merge dims that every operand
-    walks contiguously, pad to 4 dims. Returns (sizes[4], [strides[4] per operand], ndim), or
-    None when more than 4 dims remain (callers then fall back to contiguous copies)."""
-    strides = [list(t.expand(shape).stride()) for t in tensors]
-    dims = [d for d in range(len(shape)) if shape[d] != 1]
-    sizes = [shape[d] for d in dims]
-    strides = [[s[d] for d in dims] for s in strides]
-    i = len(sizes) - 1
-    while i > 0:
-        if all(s[i - 1] == s[i] * sizes[i] for s in strides):
-            sizes[i - 1] *= sizes[i]
-            del sizes[i]
-            for s in strides:
-                s[i - 1] = s[i]
-                del s[i]
-        i -= 1
-    if len(sizes) > 4:
-        return None
-    ndim = max(len(sizes), 1)
-    pad = 4 - len(sizes)
-    return [1] * pad + sizes, [[0] * pad + s for s in strides], ndim
-
-
 @triton.jit
 def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
     # Element offset of flat (row-major) indices `offs` in an operand with strides s0..s3 over
