@@ -149,7 +149,7 @@ def _gelu_std_kernel(x_ptr, pmean_ptr, pm2_ptr, y_ptr, M, N, chunk, divisor, RS1
     end = tl.minimum(chunk, N - start)
     mean = tl.zeros([BLOCK_M], acc_t)
     m2 = tl.zeros([BLOCK_M], acc_t)
-    n_a = 0.0
+    n_a = tl.zeros([], acc_t)
     for c in range(0, end, BLOCK_N):
         cols = start + c + cols0
         coff = _strided(cols, CS1, CS2, CS3, cs0, cs1, cs2, cs3, CNDIM)
@@ -166,11 +166,20 @@ def _gelu_std_kernel(x_ptr, pmean_ptr, pm2_ptr, y_ptr, M, N, chunk, divisor, RS1
         m2 += m2_c + delta * delta * (n_a * n_c / n_ab)
         n_a = n_ab
     if FINAL:
-        tl.store(y_ptr + rows, tl.sqrt_rn(m2 / divisor).to(y_ptr.dtype.element_ty), mask=rmask)
+        tl.store(y_ptr + rows, _sqrt(m2 / divisor).to(y_ptr.dtype.element_ty), mask=rmask)
     else:
         p = rows * tl.num_programs(1) + pid_s
         tl.store(pmean_ptr + p, mean, mask=rmask)
         tl.store(pm2_ptr + p, m2, mask=rmask)
+
+
+@triton.jit
+def _sqrt(x):
+    # IEEE-rounded square root in the accumulator's precision.
+    if x.dtype == tl.float64:
+        return tl.sqrt(x)
+    else:
+        return tl.sqrt_rn(x)
 
 
 @triton.jit
@@ -187,7 +196,7 @@ def _std_partials_kernel(pmean_ptr, pm2_ptr, y_ptr, M, N, SPLIT, chunk, divisor,
     mean = tl.sum(mean_s * n_s, axis=1) / N
     d = mean_s - mean[:, None]
     m2 = tl.sum(tl.where(mask, m2_s + n_s * d * d, 0.0), axis=1)
-    tl.store(y_ptr + rows, tl.sqrt_rn(m2 / divisor).to(y_ptr.dtype.element_ty), mask=rows < M)
+    tl.store(y_ptr + rows, _sqrt(m2 / divisor).to(y_ptr.dtype.element_ty), mask=rows < M)
 
 
 def fused_gelu_std(input, dim=None, keepdim=False, correction=1, approximate='none', out=None):
