@@ -1,0 +1,240 @@
+"""Reduce/min_gelu.py: min(GELU(input)), over all elements or along `dim` with its index, in
+one streaming pass: GELU (erf or tanh form) is evaluated in registers and never written (eager
+writes the activation to HBM, then a min kernel reads it back: 12 bytes per element of traffic
+against this kernel's 4).
+
+Design: the reduction is viewed as an [M, N] matrix, the other dims as rows and the reduced
+dim(s) as columns, each side collapsed and addressed through the input's own strides, so any dim
+and non-contiguous inputs are read in place with no transpose copy. A program owns BLOCK_M rows and
+sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps, 128-bit loads on
+contiguous columns), keeping a running (max of -g, index) per row, g = GELU(x): each tile's
+extreme, then the smallest column holding it, replaces the running pair only when strictly
+better, so ties resolve to the first occurrence as torch.min does. A NaN is the result wherever
+one occurs (torch.min propagates it): the first NaN's column is tracked on the side and wins.
+When the row blocks cannot fill the 132 SMs (the perf sweep is dim=0 of a 1-D tensor) the
+columns are split over up to 4 x 132 programs that each write a partial, and a second small
+launch combines them (the lowest index among equal extremes): deterministic, no atomics; up to
+16K columns take a single launch. float32 math; tanh is the overflow-free (1 - e) / (1 + e),
+e = exp(-2|u|), with a short odd series near 0.
+"""
+# expect: ok
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
+    # Element offset of flat (row-major) indices `offs` in an operand with strides s0..s3 over
+    # the collapsed sizes [S0, S1, S2, S3]; NDIM == 1 is the common contiguous / scalar case.
+    if NDIM == 1:
+        return offs * s3
+    i3 = offs % S3
+    r = offs // S3
+    if NDIM == 2:
+        return r * s2 + i3 * s3
+    i2 = r % S2
+    r = r // S2
+    if NDIM == 3:
+        return r * s1 + i2 * s2 + i3 * s3
+    i1 = r % S1
+    r = r // S1
+    return r * s0 + i1 * s1 + i2 * s2 + i3 * s3
+
+def _collapse(sizes, strides):
+    """Drops size-1 dims and merges dims every operand walks contiguously, padded to 4 dims.
+    `strides` holds one stride list per operand. Returns (sizes[4], [strides[4]...], ndim), or
+    None when more than 4 dims remain."""
+    dims = [d for d in range(len(sizes)) if sizes[d] != 1]
+    sizes = [sizes[d] for d in dims]
+    strides = [[s[d] for d in dims] for s in strides]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(s[i - 1] == s[i] * sizes[i] for s in strides):
+            sizes[i - 1] *= sizes[i]
+            del sizes[i]
+            for s in strides:
+                s[i - 1] = s[i]
+                del s[i]
+        i -= 1
+    if len(sizes) > 4:
+        return None
+    pad = 4 - len(sizes)
+    return [1] * pad + sizes, [[0] * pad + s for s in strides], max(len(sizes), 1)
+
+
+def _reduce_plan(shape, operands, dim):
+    """Views the reduction as a [M, N] matrix: kept dims (in order) are the rows, reduced dims the
+    columns. `operands` are tensors broadcastable to `shape`. Returns (M, N, reduced dims, row
+    plan, column plan, operands) where a plan is (sizes[4], [strides[4] per operand], ndim);
+    operands are made contiguous only if a side keeps more than 4 dims after collapsing."""
+    nd = len(shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        red = list(range(nd))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        for d in dims:
+            if not -max(nd, 1) <= d < max(nd, 1):
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
+        red = sorted({d % max(nd, 1) for d in dims}) if nd else []
+    kept = [d for d in range(nd) if d not in red]
+    for attempt in range(2):
+        st = [list(t.expand(shape).stride()) for t in operands]
+        rows = _collapse([shape[d] for d in kept], [[s[d] for d in kept] for s in st])
+        cols = _collapse([shape[d] for d in red], [[s[d] for d in red] for s in st])
+        if rows is not None and cols is not None:
+            break
+        operands = [t.expand(shape).contiguous() for t in operands]
+    M = 1
+    for d in kept:
+        M *= shape[d]
+    N = 1
+    for d in red:
+        N *= shape[d]
+    return M, N, red, rows, cols, operands
+
+
+def _reduce_grid(M, N, max_tile=4096):
+    """Tile and split: BLOCK_N columns by BLOCK_M rows (about `max_tile` elements per step), and
+    SPLIT programs per row block when there are too few row blocks to fill the GPU (each split
+    streams a `chunk` of at least 16K columns). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
+    BLOCK_N = min(triton.next_power_of_2(max(N, 1)), max_tile)
+    BLOCK_M = max(1, min(triton.next_power_of_2(max(M, 1)), max_tile // BLOCK_N))
+    row_blocks = triton.cdiv(M, BLOCK_M)
+    split = max(1, min(triton.cdiv(N, 4 * max_tile), (4 * 132) // row_blocks))
+    chunk = triton.cdiv(triton.cdiv(N, split), BLOCK_N) * BLOCK_N
+    split = triton.cdiv(N, chunk) if N else 1
+    warps = 8 if BLOCK_M * BLOCK_N >= 4096 else 4
+    return BLOCK_M, BLOCK_N, split, chunk, warps
+
+
+def _needs_i64(M, N, plans):
+    """True when some offset may pass 2**31 (then kernels compute offsets in int64)."""
+    span = 0
+    for sizes, st, _ in plans:
+        for s_ in st:
+            span += max(abs(s) * (d - 1) for s, d in zip(s_, sizes))
+    return max(M * N, span) + 8192 >= 2**31
+
+@triton.jit
+def _gelu(x, TANH: tl.constexpr):
+    if TANH:
+        u = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+        a = tl.abs(u)
+        e = tl.exp(-2.0 * a)
+        t = (1.0 - e) / (1.0 + e)
+        a2 = a * a
+        t = tl.where(a < 0.0625, a * (1.0 - a2 * (0.3333333333333333 - a2 * 0.13333333333333333)), t)
+        t = tl.where(u < 0, -t, t)
+        return 0.5 * x * (1.0 + t)
+    else:
+        return 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+
+
+@triton.jit
+def _min_gelu_kernel(x_ptr, pval_ptr, pidx_ptr, pnan_ptr, y_ptr, yi_ptr, M, N, chunk, lowest,
+                   RS1, RS2, RS3, rs0, rs1, rs2, rs3, CS1, CS2, CS3, cs0, cs1, cs2, cs3,
+                   RNDIM: tl.constexpr, CNDIM: tl.constexpr, TANH: tl.constexpr,
+                   FINAL: tl.constexpr, I64: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr):
+    val_t = pval_ptr.dtype.element_ty
+    big: tl.constexpr = 2**62
+    pid_s = tl.program_id(1)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols0 = tl.arange(0, BLOCK_N)
+    if I64:
+        rows = rows.to(tl.int64)
+        cols0 = cols0.to(tl.int64)
+    rmask = rows < M
+    roff = _strided(rows, RS1, RS2, RS3, rs0, rs1, rs2, rs3, RNDIM)
+    start = pid_s * chunk
+    end = tl.minimum(chunk, N - start)
+    best = tl.full([BLOCK_M], lowest, val_t)
+    best_i = tl.zeros([BLOCK_M], tl.int64) + start
+    nan_i = tl.full([BLOCK_M], big, tl.int64)
+    for c in range(0, end, BLOCK_N):
+        cols = start + c + cols0
+        coff = _strided(cols, CS1, CS2, CS3, cs0, cs1, cs2, cs3, CNDIM)
+        mask = rmask[:, None] & (cols < N)[None, :]
+        x = tl.load(x_ptr + roff[:, None] + coff[None, :], mask=mask, other=0.0).to(val_t)
+        v = tl.where(mask, -_gelu(x, TANH), lowest)
+        cols2 = cols.to(tl.int64)[None, :] + tl.zeros([BLOCK_M, BLOCK_N], tl.int64)
+        isnan = v != v
+        nan_i = tl.minimum(nan_i, tl.min(tl.where(isnan & mask, cols2, big), axis=1))
+        v = tl.where(isnan, lowest, v)
+        m = tl.max(v, axis=1)
+        i = tl.min(tl.where((v == m[:, None]) & mask, cols2, big), axis=1)
+        better = m > best
+        best = tl.where(better, m, best)
+        best_i = tl.where(better, i, best_i)
+    if FINAL:
+        tl.store(y_ptr + rows, tl.where(nan_i < big, float("nan"), -best), mask=rmask)
+        tl.store(yi_ptr + rows, tl.where(nan_i < big, nan_i, best_i), mask=rmask)
+    else:
+        p = rows * tl.num_programs(1) + pid_s
+        tl.store(pval_ptr + p, best, mask=rmask)
+        tl.store(pidx_ptr + p, best_i, mask=rmask)
+        tl.store(pnan_ptr + p, nan_i, mask=rmask)
+
+
+@triton.jit
+def _min_gelu_partials_kernel(pval_ptr, pidx_ptr, pnan_ptr, y_ptr, yi_ptr, M, SPLIT, lowest,
+                            BLOCK_M: tl.constexpr, BLOCK_S: tl.constexpr):
+    big: tl.constexpr = 2**62
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    s = tl.arange(0, BLOCK_S)
+    mask = (rows < M)[:, None] & (s < SPLIT)[None, :]
+    p = rows[:, None] * SPLIT + s[None, :]
+    v = tl.load(pval_ptr + p, mask=mask, other=lowest)
+    i = tl.load(pidx_ptr + p, mask=mask, other=big)
+    nan_i = tl.min(tl.load(pnan_ptr + p, mask=mask, other=big), axis=1)
+    m = tl.max(v, axis=1)
+    best_i = tl.min(tl.where((v == m[:, None]) & mask, i, big), axis=1)
+    tl.store(y_ptr + rows, tl.where(nan_i < big, float("nan"), -m), mask=rows < M)
+    tl.store(yi_ptr + rows, tl.where(nan_i < big, nan_i, best_i), mask=rows < M)
+
+
+def min_gelu(input, dim=None, keepdim=False, approximate='none', out=None):
+    if approximate not in ('none', 'tanh'):
+        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"min_gelu: expected a floating-point input, got {input.dtype}")
+    x = input.reshape(1) if input.dim() == 0 else input
+    M, N, red, rows, cols, (xv,) = _reduce_plan(x.shape, [x], dim)
+    if N == 0:
+        raise IndexError("min(): Expected reduction dim to have non-zero size.")
+    lowest = float("-inf")
+    kept = [s for d, s in enumerate(x.shape) if d not in red]
+    y = torch.empty(kept, dtype=input.dtype, device=x.device)
+    yi = torch.empty(kept, dtype=torch.int64, device=x.device)
+    if M:
+        BLOCK_M, BLOCK_N, split, chunk, warps = _reduce_grid(M, N)
+        final = split == 1
+        size = M * split if not final else 1
+        pval = torch.empty(size, dtype=torch.float32, device=x.device)
+        pidx = torch.empty(size, dtype=torch.int64, device=x.device)
+        pnan = torch.empty(size, dtype=torch.int64, device=x.device)
+        _min_gelu_kernel[(triton.cdiv(M, BLOCK_M), split)](
+            xv, pval, pidx, pnan, y, yi, M, N, chunk, lowest, *rows[0][1:], *rows[1][0],
+            *cols[0][1:], *cols[1][0], RNDIM=rows[2], CNDIM=cols[2], TANH=approximate == 'tanh',
+            FINAL=final, I64=_needs_i64(M, N, [rows, cols]), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
+            num_warps=warps)
+        if not final:
+            BLOCK_S = triton.next_power_of_2(split)
+            bm = max(1, min(triton.next_power_of_2(M), 4096 // BLOCK_S))
+            _min_gelu_partials_kernel[(triton.cdiv(M, bm),)](pval, pidx, pnan, y, yi, M, split,
+                                                             lowest, BLOCK_M=bm,
+                                                             BLOCK_S=BLOCK_S, num_warps=4)
+    if dim is None:
+        y = y.reshape(())
+        return y if out is None else out.copy_(y)
+    if input.dim() == 0:
+        y, yi = y.reshape(()), yi.reshape(())
+    elif keepdim:
+        shape = [1 if d in red else s for d, s in enumerate(x.shape)]
+        y, yi = y.reshape(shape), yi.reshape(shape)
+    if out is not None:
+        out[0].resize_(y.shape).copy_(y)
+        out[1].resize_(yi.shape).copy_(yi)
+        return out[0], out[1]
+    return y, yi
