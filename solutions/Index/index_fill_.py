@@ -75,7 +75,7 @@ def _index_fill_kernel(x_ptr, idx_ptr, value, K, R, sdim, S1, S2, S3, s0, s1, s2
         idx = idx.to(tl.int32)
     dst = idx[:, None] * sdim + _strided(rs, S1, S2, S3, s0, s1, s2, s3, NDIM)[None, :]
     mask = kmask[:, None] & rmask[None, :]
-    v = tl.full([BLOCK_K, BLOCK_R], value, x_ptr.dtype.element_ty)
+    v = (tl.zeros([BLOCK_K, BLOCK_R], x_ptr.dtype.element_ty) + value).to(x_ptr.dtype.element_ty)
     tl.store(x_ptr + dst, v, mask=mask)
 
 
