@@ -5,7 +5,7 @@ Design: the input is viewed as [N, C, S] (S = the spatial dims, read through the
 Normalisation kernel: grid (N * C planes, S / BLOCK); a program loads its channel's mean, inverse
 std, weight and bias once (four scalars), then streams BLOCK elements as
 (x - mean) * (invstd * weight) + bias: one read and one write of the tensor, in the input's dtype
-(float16 in the perf sweep: 16 halves per thread as 256-bit accesses at BLOCK = 4096 / 8 warps),
+(float16 in the perf sweep: 16 halves per thread, two 128-bit accesses, at BLOCK = 4096 / 8 warps),
 float32 math in registers. Eager eval-mode batch_norm is also one pass, but through cuDNN's
 generic path with a per-call setup; the win is small and honest.
 Training: a statistics kernel (one program per channel, BLOCK_S tiles over the N planes) computes
