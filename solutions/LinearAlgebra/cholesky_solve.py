@@ -1,19 +1,24 @@
-"""LinearAlgebra/cholesky_solve.py: A X = B from A's Cholesky factor, both triangular solves in one
-launch (per batch matrix and chunk of right-hand sides).
+"""LinearAlgebra/cholesky_solve.py: A X = B from A's Cholesky factor: a forward and a back
+substitution, with the intermediate Z never leaving the output buffers.
 
-Design: one program per (batch matrix, chunk of up to 16 right-hand-side columns); the two solves
-run back to back in the same program, the intermediate Z staying in the output buffer (L2-hot).
-One blocked forward solver serves all four triangular systems through strides: L Z = B is lower;
-L^T X = Z is L read with swapped strides and index-reversed (views start at the last row and the
-kernel walks negative strides), which makes it lower again; upper=True (A = U^T U) is the mirror
-image. Per block of BS = 32 rows, the already solved rows are subtracted as [32 x BT] x [BT x KB]
-tile products (only the named triangle of the factor is read, through its strides: the
-non-contiguous factors and right-hand sides need no copy), then the 32 x 32 diagonal block is
-solved row by row in registers. Math in the inputs' dtype (float32 or float64). Batch dims of B
-and L broadcast. Expected to beat eager (two cuBLAS trsm calls behind torch's batching logic) on
-small and mid-size factors, where one launch and the dependency chain set the time; the largest
-perf factors (n >= 4096, a 64 MiB+ factor) are limited by one program streaming the factor at a
-single SM's bandwidth and will lose to cuBLAS (a multi-program look-back solver is the next step).
+Two paths, both all-Triton. One blocked forward solver serves all four triangular systems through
+strides: L Z = B is lower; L^T X = Z is L read with swapped strides and index-reversed (views start
+at the last row and the kernels walk negative strides), which makes it lower again; upper=True
+(A = U^T U) is the mirror image. The factor is read through its strides (only its named
+triangle), so the non-contiguous factors and right-hand sides need no copy.
+- Small and mid-size systems (the cases; any float64 system; float32 below n = 2048): one launch,
+  one program per (batch matrix, chunk of up to 16 right-hand sides), both solves back to back in
+  that program. Per block of 32 rows the solved rows are subtracted as [32 x BT] x [BT x KB] tile
+  products, then the 32 x 32 diagonal block is solved row by row in registers. For these sizes the
+  dependency chain and launch count set the time, and one launch with no host synchronisation
+  beats eager's trsm calls.
+- Large float32 systems (the perf sweep's n = 2048 .. 32768, a factor of up to 4 GiB): a single
+  program would stream the factor at one SM's bandwidth, so the work is spread: every 64 x 64
+  diagonal block is inverted at once (one program each, forward substitution on the identity),
+  then one launch per block row forms x_blk = inv_blk @ rhs_blk (tl.dot, input_precision="ieee")
+  and updates all rows below with [64 x 64] x [64 x 16] ieee tl.dots, one program per 64 rows: the
+  factor is read once per solve at full bandwidth, in n / 32 launches for the two solves and no
+  sequential per-row chain. Float32 throughout (the contract is float32-exact; TF32 fails it).
 """
 # expect: ok
 import torch
@@ -85,6 +90,91 @@ def _cholesky_solve_kernel(l_ptr, slb, slr, slc, b_ptr, sbb, sbr, sbc, x_ptr, n,
                        x_base + last * k, -k, 1, n, cols, cmask, BS, BT)
 
 
+@triton.jit
+def _copy_rhs_kernel(b_ptr, sbb, sbr, sbc, x_ptr, n, k, KB: tl.constexpr, BR: tl.constexpr):
+    bat = tl.program_id(1).to(tl.int64)
+    rows = tl.program_id(0) * BR + tl.arange(0, BR)
+    cols = tl.arange(0, KB)
+    for c0 in range(0, k, KB):
+        c = c0 + cols
+        m = (rows[:, None] < n) & (c[None, :] < k)
+        v = tl.load(b_ptr + bat * sbb + rows.to(tl.int64)[:, None] * sbr + c[None, :] * sbc, mask=m)
+        tl.store(x_ptr + bat * n * k + rows.to(tl.int64)[:, None] * k + c[None, :], v, mask=m)
+
+
+@triton.jit
+def _invert_diag_kernel(t_ptr, str_, stc, tbs, inv_ptr, n, BS: tl.constexpr):
+    # inv[blk] = T[blk, blk]^-1 for the lower-triangular diagonal block `blk` (rows past n get
+    # an identity row): forward substitution on the identity, one program per block, all blocks
+    # at once.
+    blk = tl.program_id(0)
+    bat = tl.program_id(1).to(tl.int64)
+    r0 = blk * BS
+    idx = tl.arange(0, BS)
+    tb = t_ptr + bat * tbs
+    inv = tl.zeros([BS, BS], tl.float32)
+    for i in range(0, BS):
+        row = r0 + i
+        li = tl.load(tb + row.to(tl.int64) * str_ + (r0 + idx).to(tl.int64) * stc,
+                     mask=(row < n) & (idx <= i) & (r0 + idx < n), other=0.0)
+        dii = tl.sum(tl.where(idx == i, li, 0.0), axis=0)
+        dii = tl.where(row < n, dii, 1.0)
+        s = tl.sum(tl.where((idx < i)[:, None], li[:, None] * inv, 0.0), axis=0)
+        e = tl.where(idx == i, 1.0, 0.0)
+        inv = tl.where((idx == i)[:, None], ((e - s) / dii)[None, :], inv)
+    tl.store(inv_ptr + (bat * tl.num_programs(0) + blk) * BS * BS + idx[:, None] * BS + idx[None, :], inv)
+
+
+@triton.jit
+def _block_step_kernel(t_ptr, str_, stc, tbs, inv_ptr, nblk, x_ptr, sxr, xbs, y_ptr, syr, ybs,
+                       n, k, blk, KB: tl.constexpr, BS: tl.constexpr, BR: tl.constexpr):
+    # x[blk] = inv[blk] @ rhs[blk] (every program forms it; program 0 stores it into y), then
+    # rhs[rows below] -= T[rows, blk] @ x[blk] for this program's BR rows.
+    pid = tl.program_id(0)
+    bat = tl.program_id(1).to(tl.int64)
+    cols = tl.program_id(2) * KB + tl.arange(0, KB)
+    cmask = cols < k
+    r0 = blk * BS
+    idx = tl.arange(0, BS)
+    brow = r0 + idx
+    xb_ptr = x_ptr + bat * xbs
+    rhs = tl.load(xb_ptr + brow.to(tl.int64)[:, None] * sxr + cols[None, :],
+                  mask=(brow[:, None] < n) & cmask[None, :], other=0.0)
+    inv = tl.load(inv_ptr + (bat * nblk + blk) * BS * BS + idx[:, None] * BS + idx[None, :])
+    xs = tl.dot(inv, rhs, input_precision="ieee")
+    if pid == 0:
+        tl.store(y_ptr + bat * ybs + brow.to(tl.int64)[:, None] * syr + cols[None, :], xs,
+                 mask=(brow[:, None] < n) & cmask[None, :])
+    rows = r0 + BS + pid * BR + tl.arange(0, BR)
+    rmask = rows < n
+    t = tl.load(t_ptr + bat * tbs + rows.to(tl.int64)[:, None] * str_ + brow.to(tl.int64)[None, :] * stc,
+                mask=rmask[:, None] & (brow[None, :] < n), other=0.0)
+    ptrs = xb_ptr + rows.to(tl.int64)[:, None] * sxr + cols[None, :]
+    m = rmask[:, None] & cmask[None, :]
+    acc = tl.load(ptrs, mask=m, other=0.0)
+    acc -= tl.dot(t, xs, input_precision="ieee")
+    tl.store(ptrs, acc, mask=m)
+
+
+_BIG_N = 2048  # float32 systems at least this large use the multi-program blocked solver
+_BS = 64
+
+
+def _blocked_solve(t, str_, stc, tbs, rhs, srr, rbs, sol, ssr, sbs, n, k, nb):
+    """Lower-triangular solve T X = RHS, many programs per step: diagonal blocks inverted in
+    parallel, then one launch per block row (x_blk = inv @ rhs_blk, rows below updated by a
+    [64 x 64] x [64 x 16] ieee tl.dot each). `rhs` is overwritten; X goes to `sol`."""
+    nblk = triton.cdiv(n, _BS)
+    inv = torch.empty((nb, nblk, _BS, _BS), dtype=torch.float32, device=rhs.device)
+    _invert_diag_kernel[(nblk, nb)](t, str_, stc, tbs, inv, n, BS=_BS, num_warps=4)
+    KB = 16
+    for blk in range(nblk):
+        below = n - (blk + 1) * _BS
+        grid = (max(1, triton.cdiv(below, 64)), nb, triton.cdiv(k, KB))
+        _block_step_kernel[grid](t, str_, stc, tbs, inv, nblk, rhs, srr, rbs, sol, ssr, sbs, n, k,
+                                 blk, KB=KB, BS=_BS, BR=64, num_warps=4)
+
+
 def cholesky_solve(B, L, upper=False, out=None):
     n = L.shape[-1]
     if L.dim() < 2 or L.shape[-2] != n or B.dim() < 2 or B.shape[-2] != n:
@@ -100,11 +190,25 @@ def cholesky_solve(B, L, upper=False, out=None):
         if len(batch) != 1:
             Lb = Lb.reshape(-1, n, n)
             Bb = Bb.reshape(-1, n, k)
-        KB = min(16, triton.next_power_of_2(k))
-        BT = max(16, 2048 // (32 * KB))
-        _cholesky_solve_kernel[(triton.cdiv(k, KB), nb)](
-            Lb, Lb.stride(0), Lb.stride(1), Lb.stride(2), Bb, Bb.stride(0), Bb.stride(1),
-            Bb.stride(2), x, n, k, UPPER=bool(upper), KB=KB, BS=32, BT=BT, num_warps=4)
+        if dtype == torch.float32 and Lb.dtype == torch.float32 and n >= _BIG_N:
+            work = torch.empty_like(x)
+            wv = work.view(nb, n, k)
+            xv = x.view(nb, n, k)
+            _copy_rhs_kernel[(triton.cdiv(n, 64), nb)](Bb, Bb.stride(0), Bb.stride(1), Bb.stride(2),
+                                                        wv, n, k, KB=16, BR=64, num_warps=4)
+            slb, slr, slc = Lb.stride(0), Lb.stride(1), Lb.stride(2)
+            first = (slr, slc) if not upper else (slc, slr)      # L, or U^T: lower
+            second = (-slc, -slr) if not upper else (-slr, -slc)  # L^T or U, index-reversed
+            _blocked_solve(Lb, *first, slb, wv, k, n * k, xv, k, n * k, n, k, nb)
+            _blocked_solve(Lb[:, n - 1:, n - 1:], *second, slb, xv[:, n - 1:], -k, n * k,
+                           wv[:, n - 1:], -k, n * k, n, k, nb)
+            x = work
+        else:
+            KB = min(16, triton.next_power_of_2(k))
+            BT = max(16, 2048 // (32 * KB))
+            _cholesky_solve_kernel[(triton.cdiv(k, KB), nb)](
+                Lb, Lb.stride(0), Lb.stride(1), Lb.stride(2), Bb, Bb.stride(0), Bb.stride(1),
+                Bb.stride(2), x, n, k, UPPER=bool(upper), KB=KB, BS=32, BT=BT, num_warps=4)
     if out is not None:
         out.resize_(x.shape)
         return out.copy_(x)
