@@ -56,8 +56,11 @@ std::string hostname() {
 }
 
 /// Refuses to resume a run that was made with different judging options.
-void check_identity(store::Database& db, const RunOptions& options) {
+void check_identity(store::Database& db, const RunOptions& options, const suite::Suite& suite) {
   Json want = options.identity();
+  if (options.shard.active()) {
+    want["suite_version"] = suite_fingerprint(suite.tasks);
+  }
   auto have = db.run_config();
   if (!have) {
     db.set_run_config(want);
@@ -366,6 +369,48 @@ class Session {
   int evaluated_ = 0;
 };
 
+/// The submissions this process evaluates: those --tasks selects, and of them this shard's part.
+struct Selection {
+  std::vector<submit::Submission> mine;
+  std::size_t total = 0;  ///< selected by --tasks, over all shards
+};
+
+Selection select_submissions(const RunOptions& options, const suite::Suite& suite,
+                             std::vector<submit::Submission> submissions) {
+  Selection out;
+  std::vector<submit::Submission> selected;
+  for (auto& s : submissions) {
+    if (task_selected(options.tasks_pattern, s.task_key)) {
+      selected.push_back(std::move(s));
+    }
+  }
+  out.total = selected.size();
+  if (!options.shard.active()) {
+    out.mine = std::move(selected);
+    return out;
+  }
+  // One item per distinct id: a submission repeated in SOURCE lands on one shard only.
+  const bool timed = options.perf && options.device == "cuda";
+  std::vector<ShardItem> items;
+  std::map<std::string, std::size_t> item_of_id;
+  std::vector<std::string> ids;
+  for (const auto& s : selected) {
+    ids.push_back(submission_id(s));
+    if (item_of_id.emplace(ids.back(), items.size()).second) {
+      const suite::Task& task = *suite.find(s.task_key);
+      items.push_back({ids.back(), s.task_key, submission_cost(task, timed),
+                       task_setup_cost(task, timed)});
+    }
+  }
+  auto shard_of = assign_shards(items, options.shard.count);
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    if (shard_of[item_of_id.at(ids[i])] == options.shard.index) {
+      out.mine.push_back(std::move(selected[i]));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string submission_id(const submit::Submission& submission) {
@@ -391,7 +436,7 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
                     const std::atomic<bool>& stop) {
   fs::create_directories(options.out_dir);
   auto db = store::Database::open(options.out_dir / "kbx.db");
-  check_identity(*db, options);
+  check_identity(*db, options, suite);
   auto contents = submit::read_source(options.source, suite);
 
   // The caller holds the folder's lock, so a session still "running" belongs to a dead process.
@@ -422,10 +467,12 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   std::vector<PlanItem> pending;
   std::map<std::string, int> stale_by_task;
   std::map<std::string, bool> tasks_seen;
-  for (auto& s : contents.submissions) {
-    if (!task_selected(options.tasks_pattern, s.task_key)) {
-      continue;
-    }
+  auto selected = select_submissions(options, suite, std::move(contents.submissions));
+  if (options.shard.active()) {
+    progress.on_status(fmt::format("shard {}: {} of the {} selected submissions", options.shard.label(),
+                                   selected.mine.size(), selected.total));
+  }
+  for (auto& s : selected.mine) {
     const suite::Task* task = suite.find(s.task_key);
     if (!tasks_seen[task->key]) {
       db->upsert_task(task_record(*task));
