@@ -318,6 +318,21 @@ class Session {
     }
   }
 
+  /// True for a worker that died while kbx is being stopped: the same signal most likely killed
+  /// it (scancel, a batch system's time limit, or `kill` of the job signal every process of the
+  /// job, workers included), so its verdict would blame the candidate for kbx's stop. Such an
+  /// evaluation is abandoned like an interrupted one and redone on resume. kbx's own signal may
+  /// land a moment after the worker's, so a death waits up to 2 s for the stop flag.
+  bool killed_by_stop(const store::EvaluationRecord& r) const {
+    const bool died = r.outcome == "worker_lost" ||
+                      (r.outcome == "crashed" && (r.reason == "SIGTERM" || r.reason == "SIGKILL" ||
+                                                  r.reason == "SIGINT" || r.reason == "SIGHUP"));
+    for (int i = 0; died && i < 20 && !stop_.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return died && stop_.load();
+  }
+
   void evaluate_one(const PlanItem& item, int gpu) {
     EvaluationResult result;
     std::string contract_error;
@@ -340,7 +355,7 @@ class Session {
                                  labels_.at(gpu),
                                  result.reference_for_submission ? item.id : std::string());
     }
-    if (result.record.outcome == "cancelled") {
+    if (result.record.outcome == "cancelled" || killed_by_stop(result.record)) {
       return;  // not stored: the next session redoes it
     }
     db_.save_evaluation(result.record);
