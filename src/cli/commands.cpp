@@ -7,11 +7,11 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -28,9 +28,9 @@
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/runner.h"
+#include "kbx/run/suite_check.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
-#include "kbx/run/suite_check.h"
 #include "kbx/suite/suite.h"
 
 namespace kbx::cli {
@@ -530,7 +530,8 @@ int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
 int cmd_merge(cluster::MergeOptions options) {
   auto summary = cluster::merge_runs(options);
   for (const auto& d : summary.combined) {
-    fmt::print(stderr, "kbx: combined runs that differ in {} ({}); each session records its source\n",
+    fmt::print(stderr,
+               "kbx: combined runs that differ in {} ({}); each session records its source\n",
                d.field, d.details);
   }
   auto db = store::Database::open(options.out / "kbx.db");
@@ -590,8 +591,10 @@ int cmd_slurm(const SlurmArgs& a, const std::vector<std::string>& argv) {
       o, commands, [](const std::string& line) { fmt::print(stderr, "kbx slurm: {}\n", line); },
       g_stop);
   if (g_stop.load()) {
-    fmt::print(stderr, "kbx slurm: stopped following; the jobs keep running (squeue), and each "
-                       "shard's folder under {}/shards resumes\n", o.out.string());
+    fmt::print(stderr,
+               "kbx slurm: stopped following; the jobs keep running (squeue), and each "
+               "shard's folder under {}/shards resumes\n",
+               o.out.string());
     return 130;
   }
   std::vector<std::string> failed;
@@ -696,26 +699,32 @@ int run_cli(int argc, char** argv) {
   cluster::MergeOptions merge_args;
   std::string merge_out;
   auto* merge_cmd = app.add_subcommand(
-      "merge", "Join runs (shards of one split, or runs of other submissions) into one store and exports");
+      "merge",
+      "Join runs (shards of one split, or runs of other submissions) into one store and exports");
   merge_cmd->add_option("runs", merge_args.runs, "-o folders of `kbx eval` runs (or their kbx.db)")
       ->required();
-  merge_cmd->add_option("-o,--out", merge_out, "New output folder (kbx.db, metrics.json, summary.json)")
+  merge_cmd
+      ->add_option("-o,--out", merge_out, "New output folder (kbx.db, metrics.json, summary.json)")
       ->required();
   merge_cmd->add_flag("--combine", merge_args.combine,
                       "Merge runs judged with different options, suites or GPU models; each "
                       "session records its source");
-  merge_cmd->add_flag("--partial", merge_args.partial,
-                      "Merge even when shards are missing or runs have submissions without a verdict");
+  merge_cmd->add_flag(
+      "--partial", merge_args.partial,
+      "Merge even when shards are missing or runs have submissions without a verdict");
 
   SlurmArgs sl;
   auto* slurm_cmd = app.add_subcommand(
-      "slurm", "Evaluate SOURCE as a Slurm array job (a shard per task), resubmit failed shards, merge");
+      "slurm",
+      "Evaluate SOURCE as a Slurm array job (a shard per task), resubmit failed shards, merge");
   slurm_cmd->add_option("source", sl.source, "A .jsonl file, a .py file or a folder (as for eval)")
       ->required();
   slurm_cmd->add_option("eval_args", sl.eval_args,
                         "After --: more `kbx eval` flags for every shard (e.g. -- --device cpu)");
-  slurm_cmd->add_option("-o,--out", sl.out,
-                        "Output folder: the merged run; shards in OUT/shards/I, script and logs in OUT/slurm")
+  slurm_cmd
+      ->add_option(
+          "-o,--out", sl.out,
+          "Output folder: the merged run; shards in OUT/shards/I, script and logs in OUT/slurm")
       ->required();
   slurm_cmd->add_option("--shards", sl.shards, "Number of shards (array tasks)")
       ->required()

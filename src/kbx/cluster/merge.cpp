@@ -64,8 +64,8 @@ void check_shards(const std::vector<RunInfo>& runs, bool partial) {
     }
     auto shard = run::parse_shard(r.config["shard"].get<std::string>());
     if (!shard) {
-      throw Error(ErrorKind::store, "'{}': its run_config names shard {}, which is not I/N",
-                  r.name, r.config["shard"].dump());
+      throw Error(ErrorKind::store, "'{}': its run_config names shard {}, which is not I/N", r.name,
+                  r.config["shard"].dump());
     }
     if (count != 0 && shard->count != count) {
       throw Error(ErrorKind::usage,
@@ -162,9 +162,9 @@ std::vector<Difference> differences(const std::vector<RunInfo>& runs) {
     }
     if (!first.device_models.empty() && !r.device_models.empty() &&
         first.device_models != r.device_models) {
-      note("device model", fmt::format("'{}' ran on {}, '{}' on {}", first.name,
-                                       join_names(first.device_models), r.name,
-                                       join_names(r.device_models)));
+      note("device model",
+           fmt::format("'{}' ran on {}, '{}' on {}", first.name, join_names(first.device_models),
+                       r.name, join_names(r.device_models)));
     }
   }
   return out;
@@ -178,8 +178,9 @@ void assign_labels(std::vector<RunInfo>& runs) {
       r.label = "shard " + r.config["shard"].get<std::string>();
     } else {
       fs::path p(r.name);
-      std::string base = p.filename() == "kbx.db" ? p.parent_path().filename().string()
-                                                  : fs::path(r.name).lexically_normal().filename().string();
+      std::string base = p.filename() == "kbx.db"
+                             ? p.parent_path().filename().string()
+                             : fs::path(r.name).lexically_normal().filename().string();
       if (base.empty()) {
         base = fs::path(r.name).lexically_normal().parent_path().filename().string();
       }
@@ -265,7 +266,8 @@ Json merged_config(const std::vector<RunInfo>& runs, const std::vector<Differenc
   }
   Json sources = Json::array();
   for (const auto& r : runs) {
-    sources.push_back({{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
+    sources.push_back(
+        {{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
   }
   out["merged_from"] = sources;
   return out;
@@ -299,7 +301,8 @@ MergeSummary merge_runs(const MergeOptions& options) {
   auto db = store::Database::open(options.out / "kbx.db");
   for (const auto& r : runs) {
     summary.evaluations += db->import_rows(
-        r.db_path, Json{{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
+        r.db_path,
+        Json{{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
   }
   db->set_run_config(merged_config(runs, summary.combined));
   report::write_json_exports(report::build_report_model(*db), options.out);

@@ -15,13 +15,13 @@ namespace kbx::cluster {
 /// What a merge needs to know about one source run, read from its store.
 struct RunInfo {
   std::filesystem::path db_path;
-  std::string name;                     ///< as the user named it (the -o folder)
-  std::string label;                    ///< how the merged store labels it ("shard 2/3", a folder name)
-  Json config = Json::object();         ///< its run_config (judging options, shard, suite fingerprint)
-  std::set<std::string> device_models;  ///< "NVIDIA H200", "cpu (Intel Xeon ...)"
+  std::string name;              ///< as the user named it (the -o folder)
+  std::string label;             ///< how the merged store labels it ("shard 2/3", a folder name)
+  Json config = Json::object();  ///< its run_config (judging options, shard, suite fingerprint)
+  std::set<std::string> device_models;               ///< "NVIDIA H200", "cpu (Intel Xeon ...)"
   std::map<std::string, std::string> task_versions;  ///< task key -> version, as the run saw it
   std::map<std::string, std::string> evaluated;      ///< submission id -> "task key (origin)"
-  int pending = 0;                      ///< submissions in the store without a verdict
+  int pending = 0;                                   ///< submissions in the store without a verdict
 };
 
 /// Reads a run's store (an -o folder or its kbx.db). Throws Error(usage) when it holds none.

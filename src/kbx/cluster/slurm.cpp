@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -44,8 +44,8 @@ int recorded_exit_status(const SlurmOptions& o, int index) {
 
 /// Slurm's state of a finished job from sacct, or "" where accounting is off.
 std::string sacct_state(CommandRunner& commands, const std::string& job) {
-  auto r = commands.run({"sacct", "--noheader", "--parsable2", "--allocations", "--jobs", job,
-                         "--format=State"});
+  auto r = commands.run(
+      {"sacct", "--noheader", "--parsable2", "--allocations", "--jobs", job, "--format=State"});
   if (r.exit_code != 0) {
     return "";
   }
@@ -69,8 +69,8 @@ std::string submit(const SlurmOptions& o, CommandRunner& commands, const std::ve
 /// Slurm's job states, as kbx slurm reports them: "pending", "running", or "" for a job that
 /// has ended (COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, ...).
 std::string follow_state(const std::string& slurm_state) {
-  static const std::set<std::string> waiting{"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD",
-                                             "REQUEUE_FED", "RESV_DEL_HOLD"};
+  static const std::set<std::string> waiting{"PENDING",      "CONFIGURING", "REQUEUED",
+                                             "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"};
   static const std::set<std::string> running{"RUNNING",   "COMPLETING", "SUSPENDED", "STOPPED",
                                              "SIGNALING", "STAGE_OUT",  "RESIZING"};
   if (waiting.count(slurm_state) > 0) {
@@ -146,7 +146,8 @@ std::string sbatch_script(const SlurmOptions& o) {
   s += fmt::format("#SBATCH --job-name={}\n", o.job_name);
   s += fmt::format("#SBATCH --array=1-{}\n", o.shards);
   s += "#SBATCH --ntasks=1\n";
-  s += fmt::format("#SBATCH --output={}\n", (o.out / "slurm" / "logs" / "shard-%a-%A.out").string());
+  s +=
+      fmt::format("#SBATCH --output={}\n", (o.out / "slurm" / "logs" / "shard-%a-%A.out").string());
   if (!o.partition.empty()) {
     s += fmt::format("#SBATCH --partition={}\n", o.partition);
   }
@@ -163,8 +164,8 @@ std::string sbatch_script(const SlurmOptions& o) {
   s += "shard=\"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch --array}\"\n";
   s += fmt::format("out={}/\"$shard\"\n", shell_quote((o.out / "shards").string()));
   s += "mkdir -p \"$out\"\nrm -f \"$out/exit_status\"\n";
-  std::string eval = fmt::format("{} eval {} -o \"$out\" --shard \"$shard/{}\"", shell_quote(o.kbx.string()),
-                                 shell_quote(o.source), o.shards);
+  std::string eval = fmt::format("{} eval {} -o \"$out\" --shard \"$shard/{}\"",
+                                 shell_quote(o.kbx.string()), shell_quote(o.source), o.shards);
   bool has_gpus = false;
   for (const auto& a : o.eval_args) {
     has_gpus = has_gpus || a == "--gpus" || a.rfind("--gpus=", 0) == 0;
@@ -316,8 +317,7 @@ std::vector<ShardStatus> run_slurm_array(const SlurmOptions& o, CommandRunner& c
       }
       s.state = s.submissions > o.retries ? "gave up" : "failed";
       progress(fmt::format("shard {} ({}) ended without finishing: {}; log: {}{}", i, s.job,
-                           s.last_failure,
-                           (o.out / "slurm" / "logs").string(),
+                           s.last_failure, (o.out / "slurm" / "logs").string(),
                            s.state == "failed" ? "; resubmitting it" : "; giving up on it"));
       if (s.state == "failed") {
         again.push_back(i);

@@ -12,17 +12,17 @@
 namespace kbx::cluster {
 
 struct SlurmOptions {
-  std::string source;                ///< absolute: the script runs elsewhere
-  std::filesystem::path out;         ///< absolute; shards go to out/shards/I, scripts to out/slurm
+  std::string source;         ///< absolute: the script runs elsewhere
+  std::filesystem::path out;  ///< absolute; shards go to out/shards/I, scripts to out/slurm
   int shards = 0;
   std::string partition;
-  int gpus_per_shard = 0;            ///< --gres=gpu:G and `kbx eval --gpus 0,...,G-1`
-  std::string time_limit;            ///< sbatch --time (e.g. 2:00:00); empty: the partition's
+  int gpus_per_shard = 0;  ///< --gres=gpu:G and `kbx eval --gpus 0,...,G-1`
+  std::string time_limit;  ///< sbatch --time (e.g. 2:00:00); empty: the partition's
   std::string account;
   std::string job_name = "kbx";
-  int retries = 2;                   ///< resubmissions per shard before giving up
-  double poll_s = 10;                ///< seconds between squeue polls
-  std::filesystem::path kbx;         ///< the kbx binary each shard runs
+  int retries = 2;                     ///< resubmissions per shard before giving up
+  double poll_s = 10;                  ///< seconds between squeue polls
+  std::filesystem::path kbx;           ///< the kbx binary each shard runs
   std::vector<std::string> eval_args;  ///< more `kbx eval` flags for every shard (after --)
   std::vector<std::string> argv;
 };
@@ -59,8 +59,8 @@ class SystemCommandRunner : public CommandRunner {
 
 /// One shard as kbx slurm follows it.
 struct ShardStatus {
-  std::string job;       ///< "<array job id>_<index>" of its latest submission
-  std::string state;     ///< "pending", "running", "done", "failed", "gave up"
+  std::string job;    ///< "<array job id>_<index>" of its latest submission
+  std::string state;  ///< "pending", "running", "done", "failed", "gave up"
   int submissions = 0;
   std::string last_failure;  ///< Slurm's state or the exit status of the failed attempt
 };

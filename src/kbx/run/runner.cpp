@@ -413,8 +413,8 @@ Selection select_submissions(const RunOptions& options, const suite::Suite& suit
     ids.push_back(submission_id(s));
     if (item_of_id.emplace(ids.back(), items.size()).second) {
       const suite::Task& task = *suite.find(s.task_key);
-      items.push_back({ids.back(), s.task_key, submission_cost(task, timed),
-                       task_setup_cost(task, timed)});
+      items.push_back(
+          {ids.back(), s.task_key, submission_cost(task, timed), task_setup_cost(task, timed)});
     }
   }
   auto shard_of = assign_shards(items, options.shard.count);
@@ -484,8 +484,8 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   std::map<std::string, bool> tasks_seen;
   auto selected = select_submissions(options, suite, std::move(contents.submissions));
   if (options.shard.active()) {
-    progress.on_status(fmt::format("shard {}: {} of the {} selected submissions", options.shard.label(),
-                                   selected.mine.size(), selected.total));
+    progress.on_status(fmt::format("shard {}: {} of the {} selected submissions",
+                                   options.shard.label(), selected.mine.size(), selected.total));
   }
   for (auto& s : selected.mine) {
     const suite::Task* task = suite.find(s.task_key);

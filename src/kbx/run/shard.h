@@ -1,4 +1,5 @@
-// Sharding a run: a deterministic split of the planned submissions over N processes (kbx eval --shard).
+// Sharding a run: a deterministic split of the planned submissions over N processes (kbx eval
+// --shard).
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ struct Shard {
   int count = 0;
 
   [[nodiscard]] bool active() const { return count > 0; }
+
   /// "2/3".
   [[nodiscard]] std::string label() const;
 };
@@ -33,7 +35,7 @@ Result<Shard> parse_shard(std::string_view text);
 
 /// One unit of work to place on a shard: a submission, the task it belongs to and its costs.
 struct ShardItem {
-  std::string id;        ///< the submission id (ties are broken by it, so the split is stable)
+  std::string id;  ///< the submission id (ties are broken by it, so the split is stable)
   std::string task_key;
   double cost = 0;       ///< expected cost of evaluating this submission (arbitrary units)
   double task_cost = 0;  ///< paid once per task and shard: references computed, timed, cached

@@ -56,7 +56,8 @@ std::vector<std::string> columns_of(Connection conn, const std::string& table) {
 }
 
 std::int64_t max_of(Connection conn, const char* table, const char* column) {
-  Statement st(conn, fmt::format("SELECT COALESCE(MAX({}), 0) FROM main.{}", column, table).c_str());
+  Statement st(conn,
+               fmt::format("SELECT COALESCE(MAX({}), 0) FROM main.{}", column, table).c_str());
   return st.step() ? st.int64(0) : 0;
 }
 

@@ -12,8 +12,9 @@ RunInfo run(const std::string& name, const std::string& shard, std::vector<std::
   RunInfo r;
   r.name = name;
   r.label = name;
-  r.config = Json{{"device", "cpu"}, {"seed", 0}, {"rules", "kbx"}, {"suite_root", "/a/suite"},
-                  {"suite_version", "abc"}, {"tasks", ""}};
+  r.config =
+      Json{{"device", "cpu"},        {"seed", 0},  {"rules", "kbx"}, {"suite_root", "/a/suite"},
+           {"suite_version", "abc"}, {"tasks", ""}};
   if (!shard.empty()) {
     r.config["shard"] = shard;
   }
@@ -25,7 +26,8 @@ RunInfo run(const std::string& name, const std::string& shard, std::vector<std::
   return r;
 }
 
-std::string usage_error(const std::vector<RunInfo>& runs, bool combine = false, bool partial = false) {
+std::string usage_error(const std::vector<RunInfo>& runs, bool combine = false,
+                        bool partial = false) {
   try {
     (void)check_mergeable(runs, combine, partial);
   } catch (const Error& e) {
@@ -52,12 +54,14 @@ TEST(CheckMergeable, RefusesAMissingShardUnlessPartial) {
   auto msg = usage_error({run("s1", "1/3", {"x"}), run("s3", "3/3", {"z"})});
   EXPECT_NE(msg.find("shard 2 of 3 is missing"), std::string::npos) << msg;
   EXPECT_NE(msg.find("--partial"), std::string::npos) << msg;
-  EXPECT_NO_THROW((void)check_mergeable({run("s1", "1/3", {"x"}), run("s3", "3/3", {"z"})}, false, true));
+  EXPECT_NO_THROW(
+      (void)check_mergeable({run("s1", "1/3", {"x"}), run("s3", "3/3", {"z"})}, false, true));
 }
 
 TEST(CheckMergeable, RefusesTheSameShardTwiceAndShardsOfDifferentSplits) {
-  EXPECT_NE(usage_error({run("a", "1/2", {"x"}), run("b", "1/2", {"y"})}).find("are both shard 1/2"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_error({run("a", "1/2", {"x"}), run("b", "1/2", {"y"})}).find("are both shard 1/2"),
+      std::string::npos);
   EXPECT_NE(usage_error({run("a", "1/2", {"x"}), run("b", "2/3", {"y"})}).find("different splits"),
             std::string::npos);
 }
@@ -73,7 +77,8 @@ TEST(CheckMergeable, RefusesATaskSeenAtTwoVersionsEvenWithCombine) {
   auto b = run("b", "", {"y"});
   b.task_versions["Math/add.py"] = "v2";
   auto msg = usage_error({run("a", "", {"x"}), b}, true);
-  EXPECT_NE(msg.find("task Math/add.py has version v1 in 'a' but v2 in 'b'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("task Math/add.py has version v1 in 'a' but v2 in 'b'"), std::string::npos)
+      << msg;
 }
 
 TEST(CheckMergeable, RefusesDifferentJudgingOptionsNamingTheFieldAndCombine) {

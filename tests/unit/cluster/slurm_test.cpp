@@ -31,7 +31,8 @@ TEST(SbatchScript, RunsOneShardPerArrayTaskAndRecordsItsExitStatus) {
   auto s = sbatch_script(o);
   EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0U);
   EXPECT_NE(s.find("#SBATCH --array=1-3\n"), std::string::npos) << s;
-  EXPECT_NE(s.find("#SBATCH --output=/runs/x/slurm/logs/shard-%a-%A.out\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("#SBATCH --output=/runs/x/slurm/logs/shard-%a-%A.out\n"), std::string::npos)
+      << s;
   EXPECT_NE(s.find("'/opt/kbx/build/kbx' eval '/data/preds.jsonl' -o \"$out\" --shard \"$shard/3\" "
                    "'--device' 'cpu' '--model' 'it'\\''s'\n"),
             std::string::npos)
@@ -125,7 +126,8 @@ TEST(RunSlurmArray, ResubmitsAShardThatEndedWithoutAnExitStatusAndFinishes) {
   FakeSlurm slurm(dir.path());
   std::vector<std::string> lines;
   std::atomic<bool> stop{false};
-  auto shards = run_slurm_array(o, slurm, [&](const std::string& l) { lines.push_back(l); }, stop);
+  auto shards = run_slurm_array(
+      o, slurm, [&](const std::string& l) { lines.push_back(l); }, stop);
   ASSERT_EQ(shards.size(), 3U);
   for (const auto& s : shards) {
     EXPECT_EQ(s.state, "done");
@@ -148,7 +150,8 @@ TEST(RunSlurmArray, GivesUpOnAShardAfterItsRetries) {
   o.retries = 0;
   FakeSlurm slurm(dir.path());
   std::atomic<bool> stop{false};
-  auto shards = run_slurm_array(o, slurm, [](const std::string&) {}, stop);
+  auto shards = run_slurm_array(
+      o, slurm, [](const std::string&) {}, stop);
   EXPECT_EQ(shards[1].state, "gave up");
   EXPECT_EQ(slurm.arrays.size(), 1U);
 }

@@ -1,4 +1,5 @@
-// Tests of the shard split: parsing I/N, a deterministic balanced assignment covering each item once.
+// Tests of the shard split: parsing I/N, a deterministic balanced assignment covering each item
+// once.
 #include "kbx/run/shard.h"
 
 #include <gtest/gtest.h>
@@ -14,8 +15,8 @@ std::vector<ShardItem> items(int tasks, int per_task) {
   std::vector<ShardItem> out;
   for (int t = 0; t < tasks; ++t) {
     for (int k = 0; k < per_task; ++k) {
-      out.push_back({"id" + std::to_string(t) + "_" + std::to_string(k), "Cat/t" + std::to_string(t),
-                     1.0 + (t % 5), 2.0});
+      out.push_back({"id" + std::to_string(t) + "_" + std::to_string(k),
+                     "Cat/t" + std::to_string(t), 1.0 + (t % 5), 2.0});
     }
   }
   return out;
@@ -77,8 +78,8 @@ TEST(AssignShards, BalancesTheExpectedCost) {
 
 TEST(AssignShards, KeepsATasksSubmissionsTogetherWhenThatCostsNothing) {
   // Two tasks, two equal submissions each, two shards: each shard gets one task's pair.
-  std::vector<ShardItem> all{{"a1", "A", 1, 10}, {"a2", "A", 1, 10}, {"b1", "B", 1, 10},
-                             {"b2", "B", 1, 10}};
+  std::vector<ShardItem> all{
+      {"a1", "A", 1, 10}, {"a2", "A", 1, 10}, {"b1", "B", 1, 10}, {"b2", "B", 1, 10}};
   auto shard_of = assign_shards(all, 2);
   EXPECT_EQ(shard_of[0], shard_of[1]);
   EXPECT_EQ(shard_of[2], shard_of[3]);
