@@ -8,6 +8,8 @@
 #include <numeric>
 #include <random>
 
+#include "kbx/suite/suite.h"
+
 namespace kbx::run {
 namespace {
 
@@ -89,6 +91,37 @@ TEST(AssignShards, KeepsATasksSubmissionsTogetherWhenThatCostsNothing) {
 TEST(AssignShards, MoreShardsThanItemsLeavesSomeEmpty) {
   auto shard_of = assign_shards({{"x", "A", 1, 1}}, 3);
   EXPECT_EQ(shard_of, std::vector<int>{1});
+}
+
+}  // namespace
+}  // namespace kbx::run
+
+namespace kbx::run {
+namespace {
+
+// The bundled suite with one submission per task (references as submissions), timed as on a GPU:
+// eight shards' expected costs stay within 10% of each other, and every task lands on one shard.
+TEST(AssignShards, SplitsTheBundledSuiteEvenly) {
+  auto suite = suite::load_suite(std::filesystem::path(KBX_SOURCE_DIR) / "suites" / "kernelbenchx");
+  ASSERT_GT(suite.tasks.size(), 100U);
+  std::vector<ShardItem> all;
+  for (const auto& t : suite.tasks) {
+    for (int k = 0; k < 3; ++k) {
+      all.push_back({t.key + "#" + std::to_string(k), t.key, submission_cost(t, true),
+                     task_setup_cost(t, true)});
+    }
+  }
+  auto shard_of = assign_shards(all, 8);
+  std::vector<double> load(8, 0);
+  std::map<std::string, int> shard_of_task;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    auto [it, fresh] = shard_of_task.emplace(all[i].task_key, shard_of[i]);
+    load[static_cast<std::size_t>(shard_of[i] - 1)] +=
+        all[i].cost + (fresh || it->second != shard_of[i] ? all[i].task_cost : 0.0);
+    EXPECT_EQ(it->second, shard_of[i]) << all[i].task_key << " is split";
+  }
+  auto [lo, hi] = std::minmax_element(load.begin(), load.end());
+  EXPECT_LT(*hi / *lo, 1.10) << "loads " << ::testing::PrintToString(load);
 }
 
 }  // namespace
