@@ -60,6 +60,12 @@ std::string submit(const SlurmOptions& o, CommandRunner& commands, const std::ve
   }
   auto r = commands.run({"sbatch", "--parsable", fmt::format("--array={}", fmt::join(shards, ",")),
                          script_path(o).string()});
+  if (r.exit_code == 127) {
+    throw Error(ErrorKind::io,
+                "sbatch is not on PATH ({}): run kbx slurm where Slurm's commands are (a login "
+                "node), or --dry-run to print the script",
+                trim(r.output));
+  }
   if (r.exit_code != 0) {
     throw Error(ErrorKind::io, "sbatch failed (exit {}): {}", r.exit_code, trim(r.output));
   }
