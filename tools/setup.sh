@@ -46,6 +46,12 @@ if [ "$preset" = fuzz ] || [ "$preset" = ci ]; then
   fi
 fi
 
+# 1c. For ci: a real single-node Slurm cluster for tests/slurm (kbx slurm's end-to-end test starts
+# munged, slurmctld and slurmd on loopback itself; installing the packages starts nothing it needs).
+if [ "$preset" = ci ]; then
+  install_missing slurmctld slurmd slurm-client munge
+fi
+
 # 2. Python with torch and triton: $KBX_PYTHON, else python3 if it has both, else .venv.
 has_worker_deps() { "$1" -c 'import torch, triton, numpy' >/dev/null 2>&1; }
 python="${KBX_PYTHON:-}"

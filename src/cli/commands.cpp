@@ -7,16 +7,18 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "cli/locate.h"
 #include "cli/progress.h"
+#include "kbx/cluster/merge.h"
+#include "kbx/cluster/slurm.h"
 #include "kbx/common/error.h"
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
@@ -26,9 +28,9 @@
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/runner.h"
+#include "kbx/run/suite_check.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
-#include "kbx/run/suite_check.h"
 #include "kbx/suite/suite.h"
 
 namespace kbx::cli {
@@ -210,6 +212,7 @@ struct EvalArgs {
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
+  std::string shard;  ///< I/N
 };
 
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
@@ -310,6 +313,13 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   }
   o.perf_timeout_s = a.perf_timeout_s;
   o.argv = argv;
+  if (!a.shard.empty()) {
+    auto shard = run::parse_shard(a.shard);
+    if (!shard) {
+      throw shard.error();
+    }
+    o.shard = shard.value();
+  }
   return o;
 }
 
@@ -515,6 +525,100 @@ int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
   return 0;
 }
 
+// ---- kbx merge ----------------------------------------------------------------------------
+
+int cmd_merge(cluster::MergeOptions options) {
+  auto summary = cluster::merge_runs(options);
+  for (const auto& d : summary.combined) {
+    fmt::print(stderr,
+               "kbx: combined runs that differ in {} ({}); each session records its source\n",
+               d.field, d.details);
+  }
+  auto db = store::Database::open(options.out / "kbx.db");
+  auto model = report::build_report_model(*db);
+  fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
+  fmt::print("merged {} runs ({} evaluations) into {} (kbx.db, metrics.json, summary.json)\n",
+             summary.runs, summary.evaluations, options.out.string());
+  return 0;
+}
+
+// ---- kbx slurm ----------------------------------------------------------------------------
+
+struct SlurmArgs {
+  std::string source;
+  std::string out;
+  int shards = 0;
+  std::string partition;
+  int gpus_per_shard = 0;
+  std::string time_limit;
+  std::string account;
+  bool dry_run = false;
+  int retries = 2;
+  double poll_s = 10;
+  std::vector<std::string> eval_args;
+};
+
+int cmd_slurm(const SlurmArgs& a, const std::vector<std::string>& argv) {
+  cluster::SlurmOptions o;
+  std::error_code ec;
+  o.source = fs::absolute(a.source, ec).lexically_normal().string();
+  o.out = fs::absolute(a.out, ec).lexically_normal();
+  o.shards = a.shards;
+  o.partition = a.partition;
+  o.gpus_per_shard = a.gpus_per_shard;
+  o.time_limit = a.time_limit;
+  o.account = a.account;
+  o.retries = a.retries;
+  o.poll_s = a.poll_s;
+  o.eval_args = a.eval_args;
+  o.argv = argv;
+  o.kbx = fs::read_symlink("/proc/self/exe", ec);
+  cluster::check_eval_args(o.eval_args);
+  if (a.dry_run) {
+    fmt::print("{}", cluster::sbatch_script(o));
+    return 0;
+  }
+  if (!fs::exists(o.source, ec)) {
+    throw Error(ErrorKind::usage, "SOURCE '{}' does not exist", a.source);
+  }
+  if (fs::exists(o.out / "kbx.db", ec)) {
+    throw Error(ErrorKind::usage, "'{}' already holds a merged kbx.db; use a new -o folder", a.out);
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  cluster::SystemCommandRunner commands;
+  auto shards = cluster::run_slurm_array(
+      o, commands, [](const std::string& line) { fmt::print(stderr, "kbx slurm: {}\n", line); },
+      g_stop);
+  if (g_stop.load()) {
+    fmt::print(stderr,
+               "kbx slurm: stopped following; the jobs keep running (squeue), and each "
+               "shard's folder under {}/shards resumes\n",
+               o.out.string());
+    return 130;
+  }
+  std::vector<std::string> failed;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (shards[i].state != "done") {
+      failed.push_back(fmt::format("{} ({})", i + 1, shards[i].last_failure));
+    }
+  }
+  if (!failed.empty()) {
+    throw Error(ErrorKind::worker,
+                "shard{} {} did not finish after {} resubmissions; see {}/slurm/logs, then run "
+                "`kbx merge` on the shards under {}/shards (--partial for what is there)",
+                failed.size() == 1 ? "" : "s", fmt::join(failed, ", "), o.retries, o.out.string(),
+                o.out.string());
+  }
+  cluster::MergeOptions m;
+  for (int i = 1; i <= o.shards; ++i) {
+    m.runs.push_back((o.out / "shards" / std::to_string(i)).string());
+  }
+  m.out = o.out;
+  m.argv = argv;
+  return cmd_merge(m);
+}
+
 // ---- parsing ------------------------------------------------------------------------------
 
 int run_cli(int argc, char** argv) {
@@ -590,6 +694,56 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--suite", e.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   eval_cmd->add_option("--python", e.python, "Python with torch and triton (default: .venv/bin/python, else python3)");
   eval_cmd->add_option("--cache-dir", e.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+  eval_cmd->add_option("--shard", e.shard,
+                       "Evaluate only shard I of N (e.g. 2/3): a deterministic split balanced by "
+                       "expected cost; `kbx merge` joins the shards");
+
+  cluster::MergeOptions merge_args;
+  std::string merge_out;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "Join runs (shards of one split, or runs of other submissions) into one store and exports");
+  merge_cmd->add_option("runs", merge_args.runs, "-o folders of `kbx eval` runs (or their kbx.db)")
+      ->required();
+  merge_cmd
+      ->add_option("-o,--out", merge_out, "New output folder (kbx.db, metrics.json, summary.json)")
+      ->required();
+  merge_cmd->add_flag("--combine", merge_args.combine,
+                      "Merge runs judged with different options, suites or GPU models; each "
+                      "session records its source");
+  merge_cmd->add_flag(
+      "--partial", merge_args.partial,
+      "Merge even when shards are missing or runs have submissions without a verdict");
+
+  SlurmArgs sl;
+  auto* slurm_cmd = app.add_subcommand(
+      "slurm",
+      "Evaluate SOURCE as a Slurm array job (a shard per task), resubmit failed shards, merge");
+  slurm_cmd->add_option("source", sl.source, "A .jsonl file, a .py file or a folder (as for eval)")
+      ->required();
+  slurm_cmd->add_option("eval_args", sl.eval_args,
+                        "After --: more `kbx eval` flags for every shard (e.g. -- --device cpu)");
+  slurm_cmd
+      ->add_option(
+          "-o,--out", sl.out,
+          "Output folder: the merged run; shards in OUT/shards/I, script and logs in OUT/slurm")
+      ->required();
+  slurm_cmd->add_option("--shards", sl.shards, "Number of shards (array tasks)")
+      ->required()
+      ->check(CLI::Range(1, run::max_shards));
+  slurm_cmd->add_option("--partition", sl.partition, "sbatch --partition");
+  slurm_cmd->add_option("--gpus-per-shard", sl.gpus_per_shard, "GPUs per array task (--gres=gpu:G)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  slurm_cmd->add_option("--time", sl.time_limit, "sbatch --time per shard, e.g. 2:00:00");
+  slurm_cmd->add_option("--account", sl.account, "sbatch --account");
+  slurm_cmd->add_option("--retries", sl.retries, "Resubmissions per failed or killed shard")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  slurm_cmd->add_option("--poll", sl.poll_s, "Seconds between squeue polls")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  slurm_cmd->add_flag("--dry-run", sl.dry_run, "Print the sbatch script and submit nothing");
 
   std::string summary_out;
   bool summary_json_flag = false;
@@ -653,6 +807,14 @@ int run_cli(int argc, char** argv) {
   }
   if (*compare_cmd) {
     return cmd_compare(compare_runs, compare_json, compare_top);
+  }
+  if (*merge_cmd) {
+    merge_args.out = merge_out;
+    merge_args.argv = args;
+    return cmd_merge(merge_args);
+  }
+  if (*slurm_cmd) {
+    return cmd_slurm(sl, args);
   }
   return cmd_summary(summary_out, summary_json_flag);
 }

@@ -14,8 +14,11 @@ A .case file is a sequence of steps; each step may be followed by a `----` block
   wait_until EXPECTATION           poll EXPECTATION (any of those below but exit) every 0.1 s until
                                    it holds, for at most 300 s; the background command must still
                                    be running meanwhile
-  wait                             wait for the background command; its exit status and output
+  wait [exit=N|exit=any]           wait for the background command; its exit status and output
                                    are the last step's (default expectation: exit 0)
+  kill_tree SIGNAL                 send SIGNAL (TERM, INT, KILL) to the background command and
+                                   every process descended from it at once, as a batch system's
+                                   scancel does (Slurm's proctrack/linuxproc walks the tree too)
   ----                             expectations about the last step:
     metric FILE FIELD VALUE        metrics.json entry for task FILE (FILE#K: its K-th entry, from 0)
     summary FIELD VALUE            a field of summary.json (dotted paths: categories.Math.total)
@@ -50,7 +53,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-STEPS = ("write", "run", "kill9_after", "background", "wait_until", "wait")
+STEPS = ("write", "run", "kill9_after", "background", "wait_until", "wait", "kill_tree")
 
 
 class CaseFailure(Exception):
@@ -160,7 +163,7 @@ class Runner:
                 time.sleep(0.1)
         print(f"  [{expectation} after {time.time() - started:.1f} s]")
 
-    def step_wait(self) -> None:
+    def step_wait(self, rest: str = "") -> None:
         if self.background is None:
             raise CaseFailure("wait: no background command")
         proc, argv, logs = self.background
@@ -170,8 +173,34 @@ class Runner:
         out, err = (logs / "stdout").read_text(), (logs / "stderr").read_text()
         self.last = subprocess.CompletedProcess(argv, code, out, err)
         print(f"$ wait   [exit {code} after {time.time() - started:.1f} s more]")
-        self.expected_exit = 0
-        self.check_exit(0)
+        want = rest.strip()[len("exit="):] if rest.strip().startswith("exit=") else "0"
+        self.expected_exit = code if want == "any" else int(want)
+        self.check_exit(self.expected_exit)
+
+    def step_kill_tree(self, rest: str) -> None:
+        if self.background is None:
+            raise CaseFailure("kill_tree: no background command")
+        sig = getattr(signal, "SIG" + rest.strip())
+        root = self.background[0].pid
+        children: dict[int, list[int]] = {}
+        for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            fields = text[text.rindex(")") + 2:].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        tree, todo = [], [root]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(children.get(pid, []))
+        for pid in tree:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        print(f"  [SIG{rest.strip()} to {len(tree)} processes of pid {root}'s tree]")
 
     def stop_background(self) -> None:
         """Kills a background command the case left running (a failed case)."""
@@ -297,7 +326,9 @@ class Runner:
             elif verb == "wait_until":
                 self.step_wait_until(rest)
             elif verb == "wait":
-                self.step_wait()
+                self.step_wait(rest)
+            elif verb == "kill_tree":
+                self.step_kill_tree(rest)
             else:
                 raise CaseFailure(f"{self.case.name}:{i}: unknown step {verb!r}")
 

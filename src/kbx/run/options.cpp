@@ -23,6 +23,10 @@ Json RunOptions::identity() const {
   if (reference_timing != "session") {  // runs made before the choice existed timed per session
     j["reference_timing"] = reference_timing;
   }
+  if (shard.active()) {  // a shard's split depends on the selection and the suite's tasks
+    j["shard"] = shard.label();
+    j["tasks"] = tasks_pattern;
+  }
   return j;
 }
 

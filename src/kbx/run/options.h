@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kbx/common/json.h"
+#include "kbx/run/shard.h"
 
 namespace kbx::run {
 
@@ -56,6 +57,9 @@ struct RunOptions {
   int perf_timeout_s = 600;
   TimingSettings timing;
   std::vector<std::string> argv;      ///< recorded with the session
+  /// `kbx eval --shard I/N`: evaluate only this shard's part of the planned submissions
+  /// (run/shard.h); the shard, the --tasks selection and the suite's fingerprint join the identity.
+  Shard shard;
 
   /// The options that must not change when a run is resumed (device, seed, triton rule, ...).
   [[nodiscard]] Json identity() const;

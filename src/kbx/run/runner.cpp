@@ -56,8 +56,11 @@ std::string hostname() {
 }
 
 /// Refuses to resume a run that was made with different judging options.
-void check_identity(store::Database& db, const RunOptions& options) {
+void check_identity(store::Database& db, const RunOptions& options, const suite::Suite& suite) {
   Json want = options.identity();
+  if (options.shard.active()) {
+    want["suite_version"] = suite_fingerprint(suite.tasks);
+  }
   auto have = db.run_config();
   if (!have) {
     db.set_run_config(want);
@@ -321,6 +324,21 @@ class Session {
     }
   }
 
+  /// True for a worker that died while kbx is being stopped: the same signal most likely killed
+  /// it (scancel, a batch system's time limit, or `kill` of the job signal every process of the
+  /// job, workers included), so its verdict would blame the candidate for kbx's stop. Such an
+  /// evaluation is abandoned like an interrupted one and redone on resume. kbx's own signal may
+  /// land a moment after the worker's, so a death waits up to 2 s for the stop flag.
+  bool killed_by_stop(const store::EvaluationRecord& r) const {
+    const bool died = r.outcome == "worker_lost" ||
+                      (r.outcome == "crashed" && (r.reason == "SIGTERM" || r.reason == "SIGKILL" ||
+                                                  r.reason == "SIGINT" || r.reason == "SIGHUP"));
+    for (int i = 0; died && i < 20 && !stop_.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return died && stop_.load();
+  }
+
   void evaluate_one(const PlanItem& item, int gpu) {
     EvaluationResult result;
     std::string contract_error;
@@ -343,7 +361,7 @@ class Session {
                                  labels_.at(gpu),
                                  result.reference_for_submission ? item.id : std::string());
     }
-    if (result.record.outcome == "cancelled") {
+    if (result.record.outcome == "cancelled" || killed_by_stop(result.record)) {
       return;  // not stored: the next session redoes it
     }
     db_.save_evaluation(result.record);
@@ -372,6 +390,48 @@ class Session {
   int evaluated_ = 0;
 };
 
+/// The submissions this process evaluates: those --tasks selects, and of them this shard's part.
+struct Selection {
+  std::vector<submit::Submission> mine;
+  std::size_t total = 0;  ///< selected by --tasks, over all shards
+};
+
+Selection select_submissions(const RunOptions& options, const suite::Suite& suite,
+                             std::vector<submit::Submission> submissions) {
+  Selection out;
+  std::vector<submit::Submission> selected;
+  for (auto& s : submissions) {
+    if (task_selected(options.tasks_pattern, s.task_key)) {
+      selected.push_back(std::move(s));
+    }
+  }
+  out.total = selected.size();
+  if (!options.shard.active()) {
+    out.mine = std::move(selected);
+    return out;
+  }
+  // One item per distinct id: a submission repeated in SOURCE lands on one shard only.
+  const bool timed = options.perf && options.device == "cuda";
+  std::vector<ShardItem> items;
+  std::map<std::string, std::size_t> item_of_id;
+  std::vector<std::string> ids;
+  for (const auto& s : selected) {
+    ids.push_back(submission_id(s));
+    if (item_of_id.emplace(ids.back(), items.size()).second) {
+      const suite::Task& task = *suite.find(s.task_key);
+      items.push_back(
+          {ids.back(), s.task_key, submission_cost(task, timed), task_setup_cost(task, timed)});
+    }
+  }
+  auto shard_of = assign_shards(items, options.shard.count);
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    if (shard_of[item_of_id.at(ids[i])] == options.shard.index) {
+      out.mine.push_back(std::move(selected[i]));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string submission_id(const submit::Submission& submission) {
@@ -397,7 +457,7 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
                     const std::atomic<bool>& stop) {
   fs::create_directories(options.out_dir);
   auto db = store::Database::open(options.out_dir / "kbx.db");
-  check_identity(*db, options);
+  check_identity(*db, options, suite);
   auto contents = submit::read_source(options.source, suite);
 
   // The caller holds the folder's lock, so a session still "running" belongs to a dead process.
@@ -428,10 +488,12 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   std::vector<PlanItem> pending;
   std::map<std::string, int> stale_by_task;
   std::map<std::string, bool> tasks_seen;
-  for (auto& s : contents.submissions) {
-    if (!task_selected(options.tasks_pattern, s.task_key)) {
-      continue;
-    }
+  auto selected = select_submissions(options, suite, std::move(contents.submissions));
+  if (options.shard.active()) {
+    progress.on_status(fmt::format("shard {}: {} of the {} selected submissions",
+                                   options.shard.label(), selected.mine.size(), selected.total));
+  }
+  for (auto& s : selected.mine) {
     const suite::Task* task = suite.find(s.task_key);
     if (!tasks_seen[task->key]) {
       db->upsert_task(task_record(*task));

@@ -78,6 +78,16 @@ class Database {
                               const std::vector<TimingRecord>& timings,
                               const std::string& device = "",
                               const std::string& submission_id = "");
+  /// Copies every row of the store at `source` (which must have this kbx's schema version: open
+  /// it with Database::open first) into this one, in one transaction, for `kbx merge`. Its
+  /// sessions and timing ids are renumbered past this store's (references between them follow);
+  /// each copied session's environment gets `source_note` as "merge_source". Tasks, workloads and
+  /// submissions already present are kept; an evaluation already present is an error (overlap).
+  /// Refuses a source holding rows in a table it does not know. Returns the evaluations copied.
+  int import_rows(const std::filesystem::path& source, const Json& source_note);
+  /// The tables import_rows copies, in the order it copies them (every table but meta).
+  static const std::vector<std::string>& imported_tables();
+
   std::optional<std::vector<TimingRecord>> reference_timings(std::int64_t session_id,
                                                              const std::string& task_key,
                                                              const std::string& device = "",
