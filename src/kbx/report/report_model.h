@@ -53,6 +53,9 @@ struct SubmissionRow {
   stats::SpeedupVerdict speedup_verdict = stats::SpeedupVerdict::none;  ///< none without perf_ok
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
+  /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
+  /// candidate (table generations). They override the run's labels of the same name.
+  std::map<std::string, std::string> labels;
 };
 
 /// Pass counts and speedups for a set of rows (a category, or everything).

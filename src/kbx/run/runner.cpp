@@ -390,9 +390,19 @@ bool task_selected(const std::string& pattern_list, const std::string& key) {
 RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
                     const std::atomic<bool>& stop) {
   fs::create_directories(options.out_dir);
+  {
+    auto db = store::Database::open(options.out_dir / "kbx.db");
+    check_identity(*db, options);  // before SOURCE is read: a mismatch costs nothing
+  }
+  return run_submissions(options, suite, submit::read_source(options.source, suite), progress, stop);
+}
+
+RunSummary run_submissions(const RunOptions& options, const suite::Suite& suite,
+                           submit::SourceContents contents, ProgressSink& progress,
+                           const std::atomic<bool>& stop) {
+  fs::create_directories(options.out_dir);
   auto db = store::Database::open(options.out_dir / "kbx.db");
   check_identity(*db, options);
-  auto contents = submit::read_source(options.source, suite);
 
   // The caller holds the folder's lock, so a session still "running" belongs to a dead process.
   if (int lost = db->close_lost_sessions(); lost > 0) {
