@@ -428,6 +428,10 @@ llm::ClientOptions client_options(const GenerateArgs& g) {
 }
 
 int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std::string>& argv) {
+  if (!llm::CurlTransport::available()) {
+    throw Error(ErrorKind::usage, "kbx generate needs a kbx built with libcurl; this one was built "
+                "without it (self-contained, or libcurl4-openssl-dev missing at configure time)");
+  }
   auto options = generate_options(g, e, argv);
   auto client_opts = client_options(g);
   auto lock = FolderLock::acquire(options.run.out_dir, argv);
@@ -443,6 +447,7 @@ int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std
   }
   fs::create_directories(options.run.out_dir);
   auto db = store::Database::open(options.run.out_dir / "kbx.db");
+  run::check_identity(*db, options.run);  // before any request: a mismatch costs no tokens
   gen::StoreCache cache(*db);
   llm::CurlTransport transport;
   llm::SystemClock clock;

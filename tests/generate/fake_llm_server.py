@@ -6,7 +6,7 @@ Serves OpenAI-compatible chat completions (POST /v1/chat/completions) and Anthro
 
 - a prompt about Activation/relu.py gets relu.md (a correct kernel, prose around it);
 - Math/softmax.py gets softmax_wrong.md first, and softmax_fixed.md once the prompt carries kbx's
-  feedback about a mismatch (a refine round);
+  feedback about a mismatch (a refine round) or asks to make a correct kernel faster;
 - Math/abs.py gets abs_refusal.md (no code).
 
 Faults are injected on the first requests, in order, as --faults lists them: `429` (with
@@ -56,7 +56,8 @@ def choose_answer(prompt):
     if "Activation/relu.py" in prompt:
         return "relu", refine, (ANSWERS / "relu.md").read_text()
     if "Math/softmax.py" in prompt:
-        fixed = refine and ("does not match" in prompt or "mismatch" in prompt)
+        optimise = "Make it faster" in prompt  # an optimise round keeps the fixed kernel
+        fixed = optimise or (refine and ("does not match" in prompt or "mismatch" in prompt))
         name = "softmax_fixed.md" if fixed else "softmax_wrong.md"
         return "softmax", refine, (ANSWERS / name).read_text()
     if "Math/abs.py" in prompt:

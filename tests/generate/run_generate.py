@@ -10,7 +10,9 @@ Retry-After, a 500, a timeout and a malformed JSON body), then:
    what the server reported, the faults all retried, and the refine prompt's feedback;
 2. the same command again (resume): zero new requests, the same verdicts;
 3. one-shot over relu and softmax through the Anthropic messages API: labels and outcomes;
-4. `kbx analyze --by round` reads the refine run directly.
+4. `kbx analyze --by round` reads the refine run directly;
+5. agents (2 workers, 2 rounds) over softmax: both repair, the first correct one alone gets an
+   optimise round; best-of-k (2) over relu.
 
 usage: run_generate.py --kbx build/kbx --python .venv/bin/python
 """
@@ -47,9 +49,9 @@ def requests(log):
     return [json.loads(l) for l in log.read_text().splitlines() if l.strip()]
 
 
-def kbx_generate(args, port, out, extra):
+def kbx_generate(args, port, out, extra, model="fake-coder"):
     cmd = [args.kbx, "generate", "--endpoint", f"http://127.0.0.1:{port}/v1", "--model",
-           "fake-coder", "-o", str(out), "--device", "cpu", "--jobs", "1", "--python", args.python,
+           model, "-o", str(out), "--device", "cpu", "--jobs", "1", "--python", args.python,
            "--request-timeout", "2", "--backoff-ms", "100", "--concurrency", "1",
            "--price-in", "1", "--price-out", "2"] + extra
     env = dict(os.environ, OPENAI_API_KEY="sk-fake", ANTHROPIC_API_KEY="ak-fake")
@@ -137,6 +139,13 @@ def check_refine(c, args, port, log, work):
     c.eq("requests made by the resume", len(requests(log)) - before, 0)
     c.true("the resume says it sent nothing", "0 HTTP requests, 5 answers from the cache" in p2.stdout)
     c.eq("evaluations after the resume", rows(db, "SELECT count(*) FROM evaluations"), [(3,)])
+    # Another model on the same folder is refused before any request is sent.
+    before = len(requests(log))
+    p3 = kbx_generate(args, port, out, ["--method", "refine", "--rounds", "2", "--tasks", TASKS],
+                      model="other-model")
+    c.eq("another model on the folder: exit code", p3.returncode, 2)
+    c.true("the refusal names the label", "other-model" in p3.stderr)
+    c.eq("requests made by the refused command", len(requests(log)) - before, 0)
     # The iteration analysis groups by the candidates' own labels.
     a = subprocess.run([args.kbx, "analyze", str(out), "--by", "round", "--json"],
                        capture_output=True, text=True)
@@ -167,6 +176,40 @@ def check_anthropic(c, args, port, log, work):
                                      ("Math/softmax.py", 0, "one-shot", "incorrect")])
 
 
+def check_agents(c, args, port, log, work):
+    out = work / "agents"
+    before = len(requests(log))
+    p = kbx_generate(args, port, out, ["--method", "agents", "--candidates", "2", "--rounds", "2",
+                                       "--tasks", "Math/softmax"])
+    c.eq("agents exit code", p.returncode, 0)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        return
+    gens = rows(out / "kbx.db", "SELECT g.round, g.candidate, g.method, g.temperature, e.outcome "
+                                "FROM generations g JOIN evaluations e USING (submission_id) "
+                                "ORDER BY g.round, g.candidate")
+    # Both workers fail, both repair; worker 0 is the first correct one: it alone gets an
+    # optimise round, worker 1 stops.
+    c.eq("agents candidates", gens, [(0, 0, "agents", 0.2, "incorrect"), (0, 1, "agents", 1.0, "incorrect"),
+                                     (1, 0, "agents", 0.2, "ok"), (1, 1, "agents", 1.0, "ok"),
+                                     (2, 0, "agents", 0.2, "ok")])
+    new = requests(log)[before:]
+    c.eq("agents requests (5 answers)", len(new), 5)
+    c.true("the optimise round asked to make the kernel faster",
+           any("Make it faster" in r["prompt"] for r in new))
+
+
+def check_best_of_k(c, args, port, log, work):
+    out = work / "best"
+    p = kbx_generate(args, port, out, ["--method", "best-of-k", "--candidates", "2", "--tasks",
+                                       "Activation/relu"])
+    c.eq("best-of-k exit code", p.returncode, 0)
+    gens = rows(out / "kbx.db", "SELECT g.round, g.candidate, g.method, g.temperature, e.outcome "
+                                "FROM generations g JOIN evaluations e USING (submission_id) "
+                                "ORDER BY g.candidate")
+    c.eq("best-of-k candidates", gens, [(0, 0, "best-of-k", 0.8, "ok"), (0, 1, "best-of-k", 0.8, "ok")])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kbx", required=True)
@@ -179,6 +222,8 @@ def main():
         try:
             check_refine(c, args, port, log, work)
             check_anthropic(c, args, port, log, work)
+            check_agents(c, args, port, log, work)
+            check_best_of_k(c, args, port, log, work)
         finally:
             server.kill()
             server.wait()

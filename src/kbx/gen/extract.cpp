@@ -155,7 +155,8 @@ std::string pick_from_blocks(const std::vector<Block>& python, std::string_view 
     return complete[0]->body;
   }
   if (complete.size() > 1) {
-    detail = fmt::format("the last of {} blocks that define '{}' with Triton", complete.size(), entry);
+    detail =
+        fmt::format("the last of {} blocks that define '{}' with Triton", complete.size(), entry);
     return complete.back()->body;
   }
   std::string joined;
@@ -196,9 +197,9 @@ Extraction extract_code(std::string_view answer, std::string_view entry) {
   if (!python.empty()) {
     code = pick_from_blocks(python, entry, out.detail);
   } else if (!blocks.empty()) {
-    out.detail = fmt::format("the answer's {} code block{} hold{} no Python (labelled '{}')",
-                             blocks.size(), blocks.size() == 1 ? "" : "s",
-                             blocks.size() == 1 ? "s" : "", blocks[0].label);
+    out.detail =
+        fmt::format("the answer's {} code block{} hold{} no Python (labelled '{}')", blocks.size(),
+                    blocks.size() == 1 ? "" : "s", blocks.size() == 1 ? "s" : "", blocks[0].label);
     return out;
   } else if (auto start = code_start(answer)) {
     code = std::string(answer.substr(*start));

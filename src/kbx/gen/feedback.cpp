@@ -27,8 +27,10 @@ std::string speedups_text(const report::SubmissionRow* row) {
     return "It passes every test case; no timings were taken (CPU run or perf off), so aim for "
            "fewer memory passes and larger blocks.";
   }
-  std::string out = fmt::format("It passes every test case. Speedup over PyTorch eager: {:.3g}x "
-                                "overall; per workload:", row->speedup);
+  std::string out = fmt::format(
+      "It passes every test case. Speedup over PyTorch eager: {:.3g}x "
+      "overall; per workload:",
+      row->speedup);
   for (const auto& w : row->workloads) {
     out += fmt::format(" {} {:.3g}x ({:.4g} ms vs {:.4g} ms);", w.params.dump(), w.speedup,
                        w.candidate_ms.median, w.reference_ms.median);

@@ -15,6 +15,7 @@ constexpr std::size_t max_feedback_bytes = 2000;
 /// that did not match with its error figures (max abs and rel error, elements outside tolerance,
 /// first index), the outcome and reason for other failures, or for a correct candidate its
 /// per-workload speedups over PyTorch eager (`row` may be null: no timings).
-std::string feedback_for(const store::EvaluationRecord& evaluation, const report::SubmissionRow* row);
+std::string feedback_for(const store::EvaluationRecord& evaluation,
+                         const report::SubmissionRow* row);
 
 }  // namespace kbx::gen

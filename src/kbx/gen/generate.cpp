@@ -114,7 +114,8 @@ void ask_all(const GenerateOptions& o, llm::Client& client, int round, int task_
              std::vector<Ask>& asks, const std::atomic<bool>& stop) {
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next.fetch_add(1); i < asks.size() && !stop.load(); i = next.fetch_add(1)) {
+    for (std::size_t i = next.fetch_add(1); i < asks.size() && !stop.load();
+         i = next.fetch_add(1)) {
       ask(o, client, round, task_count, asks[i]);
     }
   };
@@ -181,14 +182,164 @@ void advance_agents(std::vector<Ask>& asks, const std::map<std::string, bool>& o
   }
 }
 
+std::vector<Chain> make_chains(const GenerateOptions& o,
+                               const std::vector<const suite::Task*>& tasks) {
+  std::vector<Chain> chains;
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    for (int k = 0; k < std::max(1, o.candidates); ++k) {
+      Chain c;
+      c.task = tasks[t];
+      c.task_index = static_cast<int>(t);
+      c.candidate = k;
+      c.temperature = temperature_of(o, k);
+      chains.push_back(std::move(c));
+    }
+  }
+  return chains;
+}
+
+std::vector<Ask> active_asks(const GenerateOptions& o, std::vector<Chain>& chains, int round) {
+  std::vector<Ask> asks;
+  for (auto& c : chains) {
+    if (may_ask(o, c, round)) {
+      Ask a;
+      a.chain = &c;
+      asks.push_back(std::move(a));
+    }
+  }
+  return asks;
+}
+
+/// Counts the round's answers into `summary`, reports them with the token spend, and returns
+/// the round's submissions.
+submit::SourceContents tally_round(const std::vector<Ask>& asks, int round,
+                                   const llm::Usage& before, const llm::Usage& after,
+                                   GenerateSummary& summary, run::ProgressSink& progress) {
+  submit::SourceContents contents;
+  int no_code = 0;
+  int failed = 0;
+  int cached = 0;
+  const Ask* first_failure = nullptr;
+  for (const auto& a : asks) {
+    summary.candidates += a.asked ? 1 : 0;
+    cached += a.cached ? 1 : 0;
+    no_code += a.record.status == "no_code" ? 1 : 0;
+    if (a.record.status == "request_failed") {
+      ++failed;
+      first_failure = first_failure != nullptr ? first_failure : &a;
+    }
+    if (a.submission) {
+      contents.submissions.push_back(*a.submission);
+    }
+  }
+  summary.with_code += static_cast<int>(contents.submissions.size());
+  summary.no_code += no_code;
+  summary.request_failed += failed;
+  const auto answers = after.answers - before.answers;
+  const auto requests = after.requests - before.requests;
+  progress.on_status(fmt::format(
+      "round {}: {} answer{} ({} from the store's cache, {} HTTP request{}), {} without code, "
+      "{} failed; tokens this round {} in / {} out; this run so far {} in / {} out, ${:.4f}",
+      round, answers, answers == 1 ? "" : "s", cached, requests, requests == 1 ? "" : "s", no_code,
+      failed, after.tokens_in - before.tokens_in, after.tokens_out - before.tokens_out,
+      after.tokens_in, after.tokens_out, after.cost_usd));
+  if (first_failure != nullptr) {  // one example; every failure is in the generations table
+    progress.on_status(fmt::format(
+        "{} round {} candidate {}: request failed: {}", first_failure->record.task_key, round,
+        first_failure->record.candidate, first_failure->record.detail.substr(0, 300)));
+  }
+  return contents;
+}
+
+/// Stores the round's candidates (submission first, then its generation row).
+void record_candidates(store::Database& db, const std::vector<Ask>& asks) {
+  for (const auto& a : asks) {
+    if (!a.asked) {
+      continue;
+    }
+    auto g = a.record;
+    if (a.submission) {
+      const auto& s = *a.submission;
+      g.submission_id = run::submission_id(s);
+      db.upsert_submission({g.submission_id, s.task_key, s.origin, s.ordinal, s.code});
+    }
+    db.upsert_generation(g);
+  }
+}
+
+/// Reads the round's verdicts and moves every chain to its next state and prompt.
+void advance_chains(const GenerateOptions& o, store::Database& db, std::vector<Ask>& asks) {
+  auto model = report::build_report_model(db);
+  std::map<std::string, const report::SubmissionRow*> rows;
+  for (const auto& r : model.rows) {
+    rows[r.submission_id] = &r;
+  }
+  std::map<std::string, store::EvaluationRecord> evaluations;
+  for (auto& e : db.evaluations()) {
+    evaluations[e.submission_id] = std::move(e);
+  }
+  std::map<std::string, bool> ok_by_id;
+  for (auto& a : asks) {
+    Chain& c = *a.chain;
+    if (!a.submission) {
+      if (o.method == Method::one_shot || o.method == Method::best_of_k ||
+          c.state == ChainState::optimize) {
+        c.state = ChainState::done;
+      }
+      continue;  // refine, agents: ask again next round from the same point
+    }
+    c.code = a.submission->code;
+    c.submission_id = run::submission_id(*a.submission);
+    auto e = evaluations.find(c.submission_id);
+    if (e == evaluations.end()) {
+      continue;  // not evaluated (interrupted): the next session redoes it
+    }
+    auto row = rows.find(c.submission_id);
+    const report::SubmissionRow* r = row == rows.end() ? nullptr : row->second;
+    const bool ok = e->second.outcome == "ok";
+    ok_by_id[c.submission_id] = ok;
+    c.feedback = feedback_for(e->second, r);
+    if (o.method != Method::agents) {
+      advance_refine(o, c, ok, r);
+    }
+  }
+  if (o.method == Method::agents) {
+    advance_agents(asks, ok_by_id);
+  }
+}
+
+/// Tasks with at least one generated candidate judged `ok`.
+int count_correct(store::Database& db, const std::vector<const suite::Task*>& tasks) {
+  std::map<std::string, std::string> outcome_by_id;
+  for (const auto& e : db.evaluations()) {
+    outcome_by_id[e.submission_id] = e.outcome;
+  }
+  std::map<std::string, bool> correct;
+  for (const auto& g : db.generations()) {
+    auto it = outcome_by_id.find(g.submission_id);
+    if (it != outcome_by_id.end() && it->second == "ok") {
+      correct[g.task_key] = true;
+    }
+  }
+  int n = 0;
+  for (const auto* t : tasks) {
+    n += correct.count(t->key) ? 1 : 0;
+  }
+  return n;
+}
+
 }  // namespace
 
 std::string_view to_string(Method method) {
   switch (method) {
-    case Method::one_shot: return "one-shot";
-    case Method::best_of_k: return "best-of-k";
-    case Method::refine: return "refine";
-    case Method::agents: return "agents";
+    case Method::one_shot:
+      return "one-shot";
+    case Method::best_of_k:
+      return "best-of-k";
+    case Method::refine:
+      return "refine";
+    case Method::agents:
+      return "agents";
   }
   return "?";
 }
@@ -206,28 +357,11 @@ GenerateSummary run_generate(const GenerateOptions& o, const suite::Suite& suite
                              const std::vector<const suite::Task*>& tasks, llm::Client& client,
                              store::Database& db, run::ProgressSink& progress,
                              const std::atomic<bool>& stop) {
-  std::vector<Chain> chains;
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    for (int k = 0; k < std::max(1, o.candidates); ++k) {
-      Chain c;
-      c.task = tasks[t];
-      c.task_index = static_cast<int>(t);
-      c.candidate = k;
-      c.temperature = temperature_of(o, k);
-      chains.push_back(std::move(c));
-    }
-  }
+  auto chains = make_chains(o, tasks);
   GenerateSummary summary;
   summary.tasks = static_cast<int>(tasks.size());
   for (int round = 0; !stop.load(); ++round) {
-    std::vector<Ask> asks;
-    for (auto& c : chains) {
-      if (may_ask(o, c, round)) {
-        Ask a;
-        a.chain = &c;
-        asks.push_back(std::move(a));
-      }
-    }
+    auto asks = active_asks(o, chains, round);
     if (asks.empty()) {
       break;
     }
@@ -235,117 +369,23 @@ GenerateSummary run_generate(const GenerateOptions& o, const suite::Suite& suite
     progress.on_status(fmt::format("round {}: asking {} for {} candidate{} ...", round, o.model,
                                    asks.size(), asks.size() == 1 ? "" : "s"));
     ask_all(o, client, round, static_cast<int>(tasks.size()), asks, stop);
-    submit::SourceContents contents;
-    int no_code = 0;
-    int failed = 0;
-    int cached = 0;
-    for (const auto& a : asks) {
-      summary.candidates += a.asked ? 1 : 0;
-      cached += a.cached ? 1 : 0;
-      no_code += a.record.status == "no_code" ? 1 : 0;
-      failed += a.record.status == "request_failed" ? 1 : 0;
-      if (a.submission) {
-        contents.submissions.push_back(*a.submission);
-      }
-    }
-    summary.with_code += static_cast<int>(contents.submissions.size());
-    summary.no_code += no_code;
-    summary.request_failed += failed;
-    auto after = client.usage();
-    progress.on_status(fmt::format(
-        "round {}: {} answer{} ({} from the store's cache, {} HTTP request{}), {} without code, "
-        "{} failed; tokens this round {} in / {} out; this run so far {} in / {} out, ${:.4f}",
-        round, after.answers - before.answers, after.answers - before.answers == 1 ? "" : "s",
-        cached, after.requests - before.requests,
-        after.requests - before.requests == 1 ? "" : "s", no_code, failed,
-        after.tokens_in - before.tokens_in, after.tokens_out - before.tokens_out, after.tokens_in,
-        after.tokens_out, after.cost_usd));
-    for (const auto& a : asks) {
-      if (a.record.status == "request_failed") {
-        progress.on_status(fmt::format("{} round {} candidate {}: request failed: {}",
-                                       a.record.task_key, round, a.record.candidate,
-                                       a.record.detail.substr(0, 300)));
-        break;  // one example; every failure is in the generations table
-      }
-    }
+    auto contents = tally_round(asks, round, before, client.usage(), summary, progress);
     if (stop.load()) {
       break;
     }
-    // The candidates and their labels go in first, so the round's exports carry the labels.
-    for (const auto& a : asks) {
-      if (!a.asked) {
-        continue;
-      }
-      auto g = a.record;
-      if (a.submission) {
-        const auto& s = *a.submission;
-        g.submission_id = run::submission_id(s);
-        db.upsert_submission({g.submission_id, s.task_key, s.origin, s.ordinal, s.code});
-      }
-      db.upsert_generation(g);
-    }
+    record_candidates(db, asks);  // first, so the round's exports carry the labels
     run::RunOptions ro = o.run;
     ro.tasks_pattern.clear();  // the tasks were chosen already
-    auto ran = run::run_submissions(ro, suite, contents, progress, stop);
+    auto ran = run::run_submissions(ro, suite, std::move(contents), progress, stop);
     summary.rounds_run = round + 1;
     if (ran.interrupted || stop.load()) {
       break;
     }
-    auto model = report::build_report_model(db);
-    std::map<std::string, const report::SubmissionRow*> rows;
-    for (const auto& r : model.rows) {
-      rows[r.submission_id] = &r;
-    }
-    std::map<std::string, store::EvaluationRecord> evaluations;
-    for (auto& e : db.evaluations()) {
-      evaluations[e.submission_id] = std::move(e);
-    }
-    std::map<std::string, bool> ok_by_id;
-    for (auto& a : asks) {
-      Chain& c = *a.chain;
-      if (!a.submission) {
-        if (o.method == Method::one_shot || o.method == Method::best_of_k ||
-            c.state == ChainState::optimize) {
-          c.state = ChainState::done;
-        }
-        continue;  // refine, agents: ask again next round from the same point
-      }
-      c.code = a.submission->code;
-      c.submission_id = run::submission_id(*a.submission);
-      auto e = evaluations.find(c.submission_id);
-      if (e == evaluations.end()) {
-        continue;  // not evaluated (interrupted): the next session redoes it
-      }
-      auto row = rows.find(c.submission_id);
-      const report::SubmissionRow* r = row == rows.end() ? nullptr : row->second;
-      bool ok = e->second.outcome == "ok";
-      ok_by_id[c.submission_id] = ok;
-      c.feedback = feedback_for(e->second, r);
-      if (o.method != Method::agents) {
-        advance_refine(o, c, ok, r);
-      }
-    }
-    if (o.method == Method::agents) {
-      advance_agents(asks, ok_by_id);
-    }
+    advance_chains(o, db, asks);
   }
   summary.interrupted = stop.load();
   summary.usage = client.usage();
-  std::map<std::string, bool> correct;
-  auto evaluations = db.evaluations();
-  std::map<std::string, std::string> outcome_by_id;
-  for (const auto& e : evaluations) {
-    outcome_by_id[e.submission_id] = e.outcome;
-  }
-  for (const auto& g : db.generations()) {
-    auto it = outcome_by_id.find(g.submission_id);
-    if (it != outcome_by_id.end() && it->second == "ok") {
-      correct[g.task_key] = true;
-    }
-  }
-  for (const auto* t : tasks) {
-    summary.tasks_correct += correct.count(t->key) ? 1 : 0;
-  }
+  summary.tasks_correct = count_correct(db, tasks);
   return summary;
 }
 

@@ -39,13 +39,13 @@ struct GenerateOptions {
 /// How generation ended.
 struct GenerateSummary {
   int rounds_run = 0;
-  int candidates = 0;      ///< candidates asked for (all rounds)
+  int candidates = 0;  ///< candidates asked for (all rounds)
   int with_code = 0;
   int no_code = 0;         ///< answers with no usable code
   int request_failed = 0;  ///< requests that failed after every retry (retried on resume)
   int tasks = 0;
-  int tasks_correct = 0;   ///< tasks with at least one `ok` candidate
-  llm::Usage usage;        ///< this process's spend (cache hits cost nothing)
+  int tasks_correct = 0;  ///< tasks with at least one `ok` candidate
+  llm::Usage usage;       ///< this process's spend (cache hits cost nothing)
   bool interrupted = false;
 };
 

@@ -16,8 +16,10 @@ std::string read_template(const fs::path& dir, const char* name) {
   fs::path p = dir / name;
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) {
-    throw Error(ErrorKind::input, "{}: prompt template missing (a prompts folder holds system.txt, "
-                "task.txt, refine.txt and optimize.txt; see docs/generation.md)", p.string());
+    throw Error(ErrorKind::input,
+                "{}: prompt template missing (a prompts folder holds system.txt, "
+                "task.txt, refine.txt and optimize.txt; see docs/generation.md)",
+                p.string());
   }
   return read_file(p);
 }
@@ -94,13 +96,16 @@ std::map<std::string, std::string> task_values(const suite::Task& task) {
   std::vector<std::string> constraints;
   constraints.push_back(fmt::format(
       "Define a Python function named `{}` with the signature `{}`; the tests call it with "
-      "tensors on the GPU (or on the CPU under Triton's interpreter).", task.entry, task.signature));
+      "tensors on the GPU (or on the CPU under Triton's interpreter).",
+      task.entry, task.signature));
   constraints.push_back(
       "Its arithmetic must run in Triton kernels (@triton.jit) that it launches; use PyTorch only "
       "to allocate outputs and make views.");
   constraints.push_back(fmt::format("Input dtypes: {}.", fmt::join(task.dtypes, ", ")));
-  constraints.push_back(fmt::format("Outputs are compared with the PyTorch reference under the "
-                                    "precision contract {}.", task.precision.dump()));
+  constraints.push_back(
+      fmt::format("Outputs are compared with the PyTorch reference under the "
+                  "precision contract {}.",
+                  task.precision.dump()));
   if (!task.mutated_args.empty()) {
     constraints.push_back(fmt::format("Arguments {} are written in place, as the reference does.",
                                       fmt::join(task.mutated_args, ", ")));

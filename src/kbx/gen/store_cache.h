@@ -11,6 +11,7 @@ namespace kbx::gen {
 class StoreCache : public llm::ResponseCache {
  public:
   explicit StoreCache(store::Database& db) : db_(db) {}
+
   std::optional<llm::CachedAnswer> get(const std::string& key) override;
   void put(const std::string& key, llm::Api api, const llm::ChatRequest& request,
            const llm::CachedAnswer& answer) override;

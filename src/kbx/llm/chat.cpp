@@ -130,8 +130,8 @@ Result<ChatAnswer> parse_answer(Api api, std::string_view body) {
     return bad_answer("not a JSON object");
   }
   if (j.contains("error") && !j["error"].is_null()) {
-    return bad_answer(fmt::format("the server answered with an error: {}",
-                                  j["error"].dump().substr(0, 300)));
+    return bad_answer(
+        fmt::format("the server answered with an error: {}", j["error"].dump().substr(0, 300)));
   }
   return api == Api::openai ? parse_openai(j) : parse_anthropic(j);
 }

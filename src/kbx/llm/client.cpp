@@ -83,7 +83,8 @@ Result<CachedAnswer> Client::send_with_retries(const ChatRequest& request) {
     auto started = std::chrono::steady_clock::now();
     HttpResponse r = transport_.send(http);
     double latency_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++usage_.requests;

@@ -47,11 +47,11 @@ std::string cache_key(Api api, const ChatRequest& request, int sample);
 
 /// Totals over the client's life (thread-safe snapshot via Client::usage()).
 struct Usage {
-  std::int64_t requests = 0;      ///< HTTP requests sent (retries included)
+  std::int64_t requests = 0;  ///< HTTP requests sent (retries included)
   std::int64_t cache_hits = 0;
-  std::int64_t answers = 0;       ///< answers obtained, from the network or the cache
-  std::int64_t failures = 0;      ///< calls that ran out of attempts or got a final error
-  std::int64_t tokens_in = 0;     ///< spent in this process (cache hits cost nothing)
+  std::int64_t answers = 0;    ///< answers obtained, from the network or the cache
+  std::int64_t failures = 0;   ///< calls that ran out of attempts or got a final error
+  std::int64_t tokens_in = 0;  ///< spent in this process (cache hits cost nothing)
   std::int64_t tokens_out = 0;
   double cost_usd = 0;
 };
@@ -83,6 +83,7 @@ class Client {
   Result<Completion> complete(const ChatRequest& request, int sample);
 
   [[nodiscard]] Usage usage() const;
+
   [[nodiscard]] const ClientOptions& options() const { return options_; }
 
  private:

@@ -43,6 +43,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 
 }  // namespace
 
+bool CurlTransport::available() { return true; }
+
 CurlTransport::CurlTransport() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -92,6 +94,8 @@ HttpResponse CurlTransport::send(const HttpRequest& request) {
 namespace kbx::llm {
 
 CurlTransport::CurlTransport() = default;
+
+bool CurlTransport::available() { return false; }
 
 HttpResponse CurlTransport::send(const HttpRequest& /*request*/) {
   HttpResponse out;

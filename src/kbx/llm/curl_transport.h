@@ -11,6 +11,8 @@ class CurlTransport : public Transport {
  public:
   CurlTransport();
   HttpResponse send(const HttpRequest& request) override;
+  /// False when this kbx was built without libcurl (send() then always fails).
+  static bool available();
 };
 
 }  // namespace kbx::llm

@@ -9,7 +9,9 @@
 
 namespace kbx::llm {
 
-std::chrono::system_clock::time_point SystemClock::now() { return std::chrono::system_clock::now(); }
+std::chrono::system_clock::time_point SystemClock::now() {
+  return std::chrono::system_clock::now();
+}
 
 void SystemClock::sleep_ms(std::int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));

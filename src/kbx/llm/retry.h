@@ -26,8 +26,8 @@ class SystemClock : public Clock {
 };
 
 struct RetryPolicy {
-  int max_attempts = 6;            ///< the first try included
-  std::int64_t base_ms = 1000;     ///< the first backoff; doubled on each retry
+  int max_attempts = 6;               ///< the first try included
+  std::int64_t base_ms = 1000;        ///< the first backoff; doubled on each retry
   std::int64_t max_wait_ms = 60'000;  ///< no single wait is longer (Retry-After included)
 };
 
@@ -42,6 +42,7 @@ std::optional<std::int64_t> retry_after_ms(std::string_view value,
 
 /// The wait before retry number `retry` (1 for the first retry): Retry-After when given, else
 /// base_ms * 2^(retry-1); at most max_wait_ms either way.
-std::int64_t backoff_ms(const RetryPolicy& policy, int retry, std::optional<std::int64_t> retry_after);
+std::int64_t backoff_ms(const RetryPolicy& policy, int retry,
+                        std::optional<std::int64_t> retry_after);
 
 }  // namespace kbx::llm

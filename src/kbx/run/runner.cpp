@@ -55,7 +55,8 @@ std::string hostname() {
   return buf;
 }
 
-/// Refuses to resume a run that was made with different judging options.
+}  // namespace
+
 void check_identity(store::Database& db, const RunOptions& options) {
   Json want = options.identity();
   auto have = db.run_config();
@@ -75,6 +76,8 @@ void check_identity(store::Database& db, const RunOptions& options) {
     }
   }
 }
+
+namespace {
 
 struct PlanItem {
   submit::Submission submission;

@@ -54,6 +54,10 @@ RunSummary run_submissions(const RunOptions& options, const suite::Suite& suite,
                            submit::SourceContents contents, ProgressSink& progress,
                            const std::atomic<bool>& stop);
 
+/// Records `options`' identity in a store that has none, else refuses (Error usage) when the
+/// stored run was made with other judging options or labels, naming both values.
+void check_identity(store::Database& db, const RunOptions& options);
+
 /// The id of a submission: sha256 of task key, slot and code, stable across re-runs of the same
 /// SOURCE (however its path is spelled) and across fixes to its other items.
 std::string submission_id(const submit::Submission& submission);

@@ -1,4 +1,5 @@
-// Database: the tables of `kbx generate` (schema version 6): cached LLM answers, generated candidates.
+// Database: the tables of `kbx generate` (schema version 6): cached LLM answers, generated
+// candidates.
 #include <mutex>
 
 #include "kbx/store/database.h"
@@ -19,8 +20,8 @@ std::optional<LlmResponseRecord> Database::llm_response(const std::string& reque
   if (!st.step()) {
     return std::nullopt;
   }
-  return LlmResponseRecord{st.text(0),  st.text(1),  st.text(2),  st.text(3), st.text(4),
-                           st.text(5),  st.text(6),  st.int64(7), st.int64(8), st.real(9),
+  return LlmResponseRecord{st.text(0),   st.text(1),  st.text(2),  st.text(3),  st.text(4),
+                           st.text(5),   st.text(6),  st.int64(7), st.int64(8), st.real(9),
                            st.int32(10), st.real(11), st.text(12)};
 }
 

@@ -17,7 +17,8 @@ std::string fenced(const std::string& label, const std::string& body) {
 }
 
 TEST(Extract, TakesTheOnePythonBlockOutOfProse) {
-  auto e = extract_code("Here is the kernel:\n\n" + fenced("python", kernel) + "\nIt is fast.", "relu");
+  auto e =
+      extract_code("Here is the kernel:\n\n" + fenced("python", kernel) + "\nIt is fast.", "relu");
   ASSERT_EQ(e.status, ExtractStatus::code) << e.detail;
   EXPECT_EQ(e.code, kernel);
 }
@@ -74,7 +75,8 @@ TEST(Extract, AnUnterminatedFenceRunsToTheEnd) {
 }
 
 TEST(Extract, HandlesWindowsLineEndings) {
-  auto e = extract_code("```python\r\nimport triton\r\ndef relu(x):\r\n    return x\r\n```\r\n", "relu");
+  auto e =
+      extract_code("```python\r\nimport triton\r\ndef relu(x):\r\n    return x\r\n```\r\n", "relu");
   ASSERT_EQ(e.status, ExtractStatus::code);
   EXPECT_EQ(e.code, "import triton\ndef relu(x):\n    return x\n");
 }
@@ -105,7 +107,8 @@ TEST(Extract, CodeThatDefinesNoFunctionIsNotUsable) {
 }
 
 TEST(Extract, OnlyTestsBeforeTheSeparatorIsNotUsable) {
-  auto e = extract_code(fenced("python", std::string(146, '#') + "\ndef test():\n    pass\n"), "relu");
+  auto e =
+      extract_code(fenced("python", std::string(146, '#') + "\ndef test():\n    pass\n"), "relu");
   EXPECT_EQ(e.status, ExtractStatus::no_code);
 }
 

@@ -56,10 +56,10 @@ TEST(ParseAnswer, ReadsOpenAiTextAndUsage) {
 }
 
 TEST(ParseAnswer, JoinsAnthropicTextParts) {
-  auto a = parse_answer(Api::anthropic,
-                        R"({"content":[{"type":"text","text":"a"},{"type":"tool_use"},)"
-                        R"({"type":"text","text":"b"}],"stop_reason":"end_turn",)"
-                        R"("usage":{"input_tokens":7,"output_tokens":8}})");
+  auto a =
+      parse_answer(Api::anthropic, R"({"content":[{"type":"text","text":"a"},{"type":"tool_use"},)"
+                                   R"({"type":"text","text":"b"}],"stop_reason":"end_turn",)"
+                                   R"("usage":{"input_tokens":7,"output_tokens":8}})");
   ASSERT_TRUE(a.ok()) << a.error().what();
   EXPECT_EQ(a->text, "ab");
   EXPECT_EQ(a->tokens_in, 7);
@@ -70,13 +70,21 @@ TEST(ParseAnswer, NamesWhatIsWrongWithABadBody) {
   EXPECT_CONTAINS(parse_answer(Api::openai, "{oops").error().what(), "not JSON");
   EXPECT_CONTAINS(parse_answer(Api::openai, "[]").error().what(), "not a JSON object");
   EXPECT_CONTAINS(parse_answer(Api::openai, R"({"choices":[]})").error().what(), "choices");
-  EXPECT_CONTAINS(parse_answer(Api::openai, R"({"error":{"message":"x"}})").error().what(), "error");
+  EXPECT_CONTAINS(parse_answer(Api::openai, R"({"error":{"message":"x"}})").error().what(),
+                  "error");
   EXPECT_CONTAINS(parse_answer(Api::anthropic, R"({"id":1})").error().what(), "content");
 }
 
 TEST(CacheKey, EqualRequestsShareAKey) {
   EXPECT_EQ(cache_key(Api::openai, request(), 0), cache_key(Api::openai, request(), 0));
   EXPECT_EQ(cache_key(Api::openai, request(), 0).size(), 64U);
+}
+
+TEST(CacheKey, IsStableAcrossReleasesSoOldRunsResumeFromTheirCache) {
+  // sha256("kbx-llm-cache-v1\nopenai\n0\n" + the canonical body); changing the key's recipe
+  // would make every stored answer unreachable and a resume pay again.
+  EXPECT_EQ(cache_key(Api::openai, request(), 0),
+            "0b97e32e6436969c08ef0437f773a33b1367b94aa2d5097c5fea286394559b00");
 }
 
 TEST(CacheKey, AnythingThatChangesTheAnswerChangesTheKey) {

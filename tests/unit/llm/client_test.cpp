@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "support/test_support.h"
 
@@ -22,12 +24,14 @@ class ScriptedTransport : public Transport {
     r.headers = std::move(headers);
     script_.push_back(std::move(r));
   }
+
   void push_timeout() {
     HttpResponse r;
     r.timed_out = true;
     r.error = "Timeout was reached";
     script_.push_back(std::move(r));
   }
+
   HttpResponse send(const HttpRequest& request) override {
     std::lock_guard<std::mutex> lock(mutex_);
     sent.push_back(request);
@@ -39,6 +43,7 @@ class ScriptedTransport : public Transport {
     script_.pop_front();
     return r;
   }
+
   std::vector<HttpRequest> sent;
 
  private:
@@ -52,10 +57,12 @@ class FakeClock : public Clock {
   std::chrono::system_clock::time_point now() override {
     return std::chrono::system_clock::from_time_t(1'700'000'000) + std::chrono::milliseconds(slept);
   }
+
   void sleep_ms(std::int64_t ms) override {
     sleeps.push_back(ms);
     slept += ms;
   }
+
   std::vector<std::int64_t> sleeps;
   std::int64_t slept = 0;
 };
@@ -66,10 +73,12 @@ class MemoryCache : public ResponseCache {
     auto it = entries.find(key);
     return it == entries.end() ? std::nullopt : std::optional<CachedAnswer>(it->second);
   }
+
   void put(const std::string& key, Api /*api*/, const ChatRequest& /*request*/,
            const CachedAnswer& answer) override {
     entries[key] = answer;
   }
+
   std::map<std::string, CachedAnswer> entries;
 };
 
@@ -194,6 +203,43 @@ TEST(Client, AFailedRequestIsNotCached) {
   Client c(options(), t, clock, &cache);
   EXPECT_FALSE(c.complete(request(), 0).ok());
   EXPECT_TRUE(cache.entries.empty());
+}
+
+/// Answers after a pause, counting how many requests are inside send() at once.
+class SlowTransport : public Transport {
+ public:
+  HttpResponse send(const HttpRequest& /*request*/) override {
+    int now = ++inside_;
+    int seen = most_.load();
+    while (now > seen && !most_.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    --inside_;
+    HttpResponse r;
+    r.status = 200;
+    r.body = ok_body;
+    return r;
+  }
+
+  std::atomic<int> inside_{0};
+  std::atomic<int> most_{0};
+};
+
+TEST(Client, KeepsAtMostConcurrencyRequestsInFlight) {
+  SlowTransport t;
+  FakeClock clock;
+  auto o = options();
+  o.concurrency = 2;
+  Client c(o, t, clock, nullptr);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 6; ++i) {
+    threads.emplace_back([&c, i] { EXPECT_TRUE(c.complete(request(), i).ok()); });
+  }
+  for (auto& th : threads) {
+    th.join();
+  }
+  EXPECT_EQ(t.most_.load(), 2);
+  EXPECT_EQ(c.usage().answers, 6);
 }
 
 }  // namespace

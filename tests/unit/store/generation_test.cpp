@@ -36,8 +36,9 @@ void make_version_5_store(const fs::path& path) {
   }
   sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
   sql += "INSERT INTO meta VALUES ('schema_version', '5');";
-  sql += "INSERT INTO submissions (submission_id, task_key, origin, ordinal, code) "
-         "VALUES ('s1', 'Math/abs.py', 'a.py', 0, 'code');";
+  sql +=
+      "INSERT INTO submissions (submission_id, task_key, origin, ordinal, code) "
+      "VALUES ('s1', 'Math/abs.py', 'a.py', 0, 'code');";
   exec_sql(path, sql);
 }
 
