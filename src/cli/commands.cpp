@@ -449,8 +449,9 @@ int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std
   auto db = store::Database::open(options.run.out_dir / "kbx.db");
   run::check_identity(*db, options.run);  // before any request: a mismatch costs no tokens
   gen::StoreCache cache(*db);
-  llm::CurlTransport transport;
+  llm::CurlTransport transport(&g_stop);
   llm::SystemClock clock;
+  client_opts.cancel = &g_stop;
   llm::Client client(client_opts, transport, clock, &cache);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -79,7 +79,11 @@ Result<CachedAnswer> Client::send_with_retries(const ChatRequest& request) {
   const HttpRequest http = http_request(options_.endpoint, request, options_.timeout_ms);
   std::string last;
   const int attempts = std::max(1, options_.retry.max_attempts);
+  auto cancelled = [this] { return options_.cancel != nullptr && options_.cancel->load(); };
   for (int attempt = 1; attempt <= attempts; ++attempt) {
+    if (cancelled()) {
+      return Error(ErrorKind::io, "interrupted");
+    }
     auto started = std::chrono::steady_clock::now();
     HttpResponse r = transport_.send(http);
     double latency_ms =

@@ -62,6 +62,9 @@ struct ClientOptions {
   int timeout_ms = 300'000;
   int concurrency = 4;  ///< requests in flight at once
   Prices prices;
+  /// Polled before each attempt and wait (may be null): once set, a call ends at once with an
+  /// error instead of retrying.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// One completed call: the answer and where it came from.

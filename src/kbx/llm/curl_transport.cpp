@@ -41,11 +41,17 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   return size * count;
 }
 
+int on_progress(void* user, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
+                curl_off_t /*ulnow*/) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel != nullptr && cancel->load() ? 1 : 0;  // non-zero aborts the transfer
+}
+
 }  // namespace
 
 bool CurlTransport::available() { return true; }
 
-CurlTransport::CurlTransport() {
+CurlTransport::CurlTransport(const std::atomic<bool>* cancel) : cancel_(cancel) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
@@ -74,6 +80,9 @@ HttpResponse CurlTransport::send(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &out.body);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &out.headers);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, cancel_);
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   CURLcode rc = curl_easy_perform(h);
   if (rc != CURLE_OK) {
     out.error = curl_easy_strerror(rc);
@@ -93,7 +102,7 @@ HttpResponse CurlTransport::send(const HttpRequest& request) {
 
 namespace kbx::llm {
 
-CurlTransport::CurlTransport() = default;
+CurlTransport::CurlTransport(const std::atomic<bool>* cancel) : cancel_(cancel) {}
 
 bool CurlTransport::available() { return false; }
 

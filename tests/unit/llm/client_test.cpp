@@ -205,6 +205,31 @@ TEST(Client, AFailedRequestIsNotCached) {
   EXPECT_TRUE(cache.entries.empty());
 }
 
+TEST(Client, AnInterruptEndsTheCallInsteadOfRetrying) {
+  ScriptedTransport t;
+  t.push(500, "oops");
+  std::atomic<bool> stop{false};
+  auto o = options();
+  o.cancel = &stop;
+
+  // The first attempt fails; the interrupt arrives during the wait.
+  struct StoppingClock : FakeClock {
+    std::atomic<bool>* stop = nullptr;
+
+    void sleep_ms(std::int64_t ms) override {
+      FakeClock::sleep_ms(ms);
+      stop->store(true);
+    }
+  } stopping;
+
+  stopping.stop = &stop;
+  Client c2(o, t, stopping, nullptr);
+  auto got = c2.complete(request(), 0);
+  ASSERT_FALSE(got.ok());
+  EXPECT_CONTAINS(got.error().what(), "interrupted");
+  EXPECT_EQ(t.sent.size(), 1U);
+}
+
 /// Answers after a pause, counting how many requests are inside send() at once.
 class SlowTransport : public Transport {
  public:
