@@ -23,6 +23,9 @@
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
+#include "kbx/gen/generate.h"
+#include "kbx/gen/store_cache.h"
+#include "kbx/llm/curl_transport.h"
 #include "kbx/report/analyze.h"
 #include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
@@ -346,6 +349,149 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
     return 130;
   }
   return summary.input_problems > 0 ? 1 : 0;
+}
+
+// ---- kbx generate -------------------------------------------------------------------------
+
+struct GenerateArgs {
+  std::string endpoint;
+  std::string api = "openai";
+  std::string api_key_env;
+  std::string method = "one-shot";
+  int rounds = 0;      ///< 0: the method's default
+  int candidates = 0;  ///< 0: the method's default
+  double temperature = -1;  ///< < 0: the method's default
+  int max_tokens = 4096;
+  int concurrency = 4;
+  int request_timeout_s = 300;
+  int retries = 5;
+  int backoff_ms = 1000;
+  int max_wait_s = 60;
+  double price_in = 0;
+  double price_out = 0;
+  std::string prompts;
+};
+
+gen::GenerateOptions generate_options(const GenerateArgs& g, const EvalArgs& e,
+                                      const std::vector<std::string>& argv) {
+  gen::GenerateOptions o;
+  auto method = gen::parse_method(g.method);
+  if (!method) {
+    throw Error(ErrorKind::usage, "--method: unknown method '{}' (one-shot, best-of-k, refine, agents)",
+                g.method);
+  }
+  o.method = *method;
+  const bool chains = o.method == gen::Method::refine || o.method == gen::Method::agents;
+  if (!chains && g.rounds > 1) {
+    throw Error(ErrorKind::usage, "--rounds {}: {} makes one round; use --method refine or agents "
+                "for more", g.rounds, g.method);
+  }
+  o.rounds = g.rounds > 0 ? g.rounds : (chains ? 3 : 1);
+  const bool many = o.method == gen::Method::best_of_k || o.method == gen::Method::agents;
+  o.candidates = g.candidates > 0 ? g.candidates : (many ? 4 : 1);
+  if (o.candidates > 64 || o.rounds > 100) {
+    throw Error(ErrorKind::usage, "--candidates is at most 64 and --rounds at most 100 (got {} and {})",
+                o.candidates, o.rounds);
+  }
+  if (g.temperature >= 0) {
+    o.temperature = g.temperature;
+    o.temperature_max = std::max(1.0, g.temperature);
+  } else {
+    o.temperature = o.method == gen::Method::agents ? 0.2 : (o.candidates > 1 ? 0.8 : 0.0);
+  }
+  o.max_tokens = g.max_tokens;
+  o.model = e.model;
+  fs::path prompts = g.prompts.empty() ? kbx_home() / "prompts" / "v1" : fs::path(g.prompts);
+  o.prompts = gen::load_templates(prompts);
+  EvalArgs labelled = e;
+  labelled.method = g.method;
+  o.run = eval_options(labelled, argv);
+  return o;
+}
+
+llm::ClientOptions client_options(const GenerateArgs& g) {
+  llm::ClientOptions c;
+  auto api = llm::parse_api(g.api);
+  if (!api) {
+    throw Error(ErrorKind::usage, "--api: unknown API '{}' (openai, anthropic)", g.api);
+  }
+  c.endpoint.api = *api;
+  c.endpoint.base_url = g.endpoint;
+  if (g.endpoint.rfind("http://", 0) != 0 && g.endpoint.rfind("https://", 0) != 0) {
+    throw Error(ErrorKind::usage, "--endpoint takes an http:// or https:// base URL, e.g. "
+                "http://localhost:8000/v1 (got '{}')", g.endpoint);
+  }
+  std::string key_env = !g.api_key_env.empty() ? g.api_key_env
+                        : *api == llm::Api::openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+  if (const char* key = std::getenv(key_env.c_str()); key != nullptr) {
+    c.endpoint.api_key = key;
+  } else if (!g.api_key_env.empty()) {
+    throw Error(ErrorKind::usage, "--api-key-env {}: that environment variable is not set", key_env);
+  }
+  c.retry.max_attempts = std::max(0, g.retries) + 1;
+  c.retry.base_ms = std::max(0, g.backoff_ms);
+  c.retry.max_wait_ms = std::int64_t{std::max(0, g.max_wait_s)} * 1000;
+  c.timeout_ms = std::max(1, g.request_timeout_s) * 1000;
+  c.concurrency = std::max(1, g.concurrency);
+  c.prices = {g.price_in, g.price_out};
+  return c;
+}
+
+int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std::string>& argv) {
+  if (!llm::CurlTransport::available()) {
+    throw Error(ErrorKind::usage, "kbx generate needs a kbx built with libcurl; this one was built "
+                "without it (self-contained, or libcurl4-openssl-dev missing at configure time)");
+  }
+  auto options = generate_options(g, e, argv);
+  auto client_opts = client_options(g);
+  auto lock = FolderLock::acquire(options.run.out_dir, argv);
+  auto s = load_suite_or_throw(options.run.suite_root);
+  std::vector<const suite::Task*> tasks;
+  for (const auto& t : s.tasks) {
+    if (run::task_selected(e.tasks, t.key)) {
+      tasks.push_back(&t);
+    }
+  }
+  if (tasks.empty()) {
+    throw Error(ErrorKind::usage, "--tasks '{}' matches no task (see `kbx suite list`)", e.tasks);
+  }
+  fs::create_directories(options.run.out_dir);
+  auto db = store::Database::open(options.run.out_dir / "kbx.db");
+  run::check_identity(*db, options.run, s);  // before any request: a mismatch costs no tokens
+  gen::StoreCache cache(*db);
+  llm::CurlTransport transport(&g_stop);
+  llm::SystemClock clock;
+  client_opts.cancel = &g_stop;
+  llm::Client client(client_opts, transport, clock, &cache);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  sandbox::set_cancel_flag(&g_stop);
+  TerminalProgress progress(stderr, isatty(fileno(stderr)) != 0, use_color(stderr));
+  fmt::print(stderr, "kbx: generate {} with {} ({} at {}): {} task{}, {} candidate{}, {} round{}; "
+             "evaluating on {}\n", g.method, options.model, g.api, g.endpoint, tasks.size(),
+             tasks.size() == 1 ? "" : "s", options.candidates, options.candidates == 1 ? "" : "s",
+             options.rounds, options.rounds == 1 ? "" : "s", options.run.device);
+  auto summary = gen::run_generate(options, s, tasks, client, *db, progress, g_stop);
+  progress.finish();
+  auto model = report::build_report_model(*db);
+  fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
+  auto spent = db->llm_response_totals();
+  fmt::print("generate: {} round{}, {} candidate{} ({} with code, {} without, {} requests failed); "
+             "{}/{} tasks have a correct kernel\n",
+             summary.rounds_run, summary.rounds_run == 1 ? "" : "s", summary.candidates,
+             summary.candidates == 1 ? "" : "s", summary.with_code, summary.no_code,
+             summary.request_failed, summary.tasks_correct, summary.tasks);
+  fmt::print("tokens: this invocation {} in / {} out, ${:.4f}, {} HTTP requests, {} answers from "
+             "the cache; the run in all {} answers, {} in / {} out, ${:.4f}\n",
+             summary.usage.tokens_in, summary.usage.tokens_out, summary.usage.cost_usd,
+             summary.usage.requests, summary.usage.cache_hits, spent.attempts, spent.tokens_in,
+             spent.tokens_out, spent.cost_usd);
+  fmt::print("results: {} (kbx.db, metrics.json, summary.json)\n", options.run.out_dir.string());
+  if (summary.interrupted) {
+    fmt::print(stderr, "kbx: interrupted; run the same command again to resume\n");
+    return 130;
+  }
+  return summary.request_failed > 0 ? 1 : 0;
 }
 
 // ---- kbx suite check ----------------------------------------------------------------------
@@ -745,6 +891,49 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   slurm_cmd->add_flag("--dry-run", sl.dry_run, "Print the sbatch script and submit nothing");
 
+  EvalArgs ge;
+  GenerateArgs ga;
+  auto* gen_cmd = app.add_subcommand(
+      "generate", "Ask a model for kernels (one-shot, best-of-k, refine, agents), evaluating as it goes; resumes");
+  gen_cmd->add_option("--endpoint", ga.endpoint,
+                      "Base URL of the API, e.g. http://localhost:8000/v1 or https://api.anthropic.com/v1")
+      ->required();
+  gen_cmd->add_option("--api", ga.api, "openai (chat completions: vLLM, SGLang, Ollama, llama.cpp, hosted) or anthropic (messages)")
+      ->check(CLI::IsMember({"openai", "anthropic"}))->capture_default_str();
+  gen_cmd->add_option("--model", ge.model, "The model name the endpoint knows")->required();
+  gen_cmd->add_option("--api-key-env", ga.api_key_env,
+                      "Environment variable holding the key (default OPENAI_API_KEY or ANTHROPIC_API_KEY; unset: no key)");
+  gen_cmd->add_option("--method", ga.method, "one-shot, best-of-k, refine or agents")
+      ->check(CLI::IsMember({"one-shot", "best-of-k", "refine", "agents"}))->capture_default_str();
+  gen_cmd->add_option("--rounds", ga.rounds, "Rounds (refine, agents; default 3; agents add one optimise round)")
+      ->check(CLI::PositiveNumber);
+  gen_cmd->add_option("--candidates", ga.candidates, "Candidates (chains, workers) per task (default 4 for best-of-k and agents, else 1)")
+      ->check(CLI::PositiveNumber);
+  gen_cmd->add_option("--tasks", ge.tasks, "Only tasks matching these comma-separated globs, e.g. 'Math/*,Reduce/sum' (default: all)");
+  gen_cmd->add_option("-o,--out", ge.out, "Output folder (kbx.db with answers and verdicts, metrics.json, summary.json)")->required();
+  gen_cmd->add_option("--temperature", ga.temperature,
+                      "Sampling temperature (default 0, or 0.8 with several candidates; agents spread 0.2 to 1)");
+  gen_cmd->add_option("--max-tokens", ga.max_tokens, "Most tokens per answer")->capture_default_str();
+  gen_cmd->add_option("--concurrency", ga.concurrency, "Requests in flight at once")->capture_default_str();
+  gen_cmd->add_option("--request-timeout", ga.request_timeout_s, "Seconds allowed for one request")->capture_default_str();
+  gen_cmd->add_option("--retries", ga.retries, "Retries of a request on 429, 5xx, timeouts and malformed answers")->capture_default_str();
+  gen_cmd->add_option("--backoff-ms", ga.backoff_ms, "First retry's wait, doubled each retry (Retry-After wins)")->capture_default_str();
+  gen_cmd->add_option("--max-wait", ga.max_wait_s, "Longest single wait before a retry, in seconds")->capture_default_str();
+  gen_cmd->add_option("--price-in", ga.price_in, "Dollars per million input tokens (for the cost)")->capture_default_str();
+  gen_cmd->add_option("--price-out", ga.price_out, "Dollars per million output tokens")->capture_default_str();
+  gen_cmd->add_option("--prompts", ga.prompts, "Prompt templates folder (default: the bundled prompts/v1)");
+  gen_cmd->add_option("--device", ge.device, "cuda, cpu (Triton interpreter, no perf) or auto")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  gen_cmd->add_option("--gpus", ge.gpus, "CUDA device indices to use, e.g. 0,1")->capture_default_str();
+  gen_cmd->add_option("-j,--jobs", ge.jobs, "Evaluations in flight");
+  gen_cmd->add_flag("--no-perf", ge.no_perf, "Skip the perf stage");
+  gen_cmd->add_option("--seed", ge.seed, "Base seed for test inputs")->capture_default_str();
+  gen_cmd->add_option("--label", ge.labels, "Label KEY=VALUE for the run (repeatable)");
+  gen_cmd->add_option("--timeout", ge.timeout_s, "Seconds allowed for each of the load and test-case stages");
+  gen_cmd->add_option("--suite", ge.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  gen_cmd->add_option("--python", ge.python, "Python with torch and triton");
+  gen_cmd->add_option("--cache-dir", ge.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+
   std::string summary_out;
   bool summary_json_flag = false;
   auto* summary_cmd = app.add_subcommand("summary", "Print the summary of a finished or running eval");
@@ -801,6 +990,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*eval_cmd) {
     return cmd_eval(e, args);
+  }
+  if (*gen_cmd) {
+    return cmd_generate(ga, ge, args);
   }
   if (*analyze_cmd) {
     return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);

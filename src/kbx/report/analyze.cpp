@@ -27,6 +27,9 @@ std::string dimension_value(const NamedRun& run, const SubmissionRow& row, const
   if (dim == "device") {
     return run.model.device.empty() ? "-" : run.model.device;
   }
+  if (auto own = row.labels.find(dim); own != row.labels.end()) {
+    return own->second;  // a generated candidate's round, candidate, ...
+  }
   auto it = run.model.labels.find(dim);
   return it == run.model.labels.end() ? "-" : it->second;
 }
@@ -113,6 +116,11 @@ std::vector<std::string> known_dimensions(const std::vector<NamedRun>& runs) {
   for (const auto& run : runs) {
     for (const auto& [key, value] : run.model.labels) {
       labels.insert(key);
+    }
+    for (const auto& row : run.model.rows) {
+      for (const auto& [key, value] : row.labels) {
+        labels.insert(key);
+      }
     }
   }
   std::vector<std::string> out{"category", "task", "run", "device"};

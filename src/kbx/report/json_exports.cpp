@@ -63,6 +63,9 @@ Json row_json(const SubmissionRow& r) {
   j["host_synchronising"] = r.host_synchronising;
   j["submission_id"] = r.submission_id;
   j["origin"] = r.origin;
+  if (!r.labels.empty()) {  // a generated candidate's method, model, round and candidate
+    j["labels"] = r.labels;
+  }
   j["workloads"] = Json::array();
   for (const WorkloadRow& w : r.workloads) {
     j["workloads"].push_back(workload_json(w));

@@ -374,6 +374,21 @@ ReportModel build_report_model(store::Database& db) {
                                   e == by_submission.end() ? nullptr : e->second, references,
                                   bootstrap));
   }
+  std::map<std::string, const store::GenerationRecord*> generated;
+  auto generations = db.generations();
+  for (const auto& g : generations) {
+    if (!g.submission_id.empty()) {
+      generated.emplace(g.submission_id, &g);  // the first (round, candidate) that made it
+    }
+  }
+  for (SubmissionRow& r : model.rows) {
+    if (auto g = generated.find(r.submission_id); g != generated.end()) {
+      r.labels = {{"method", g->second->method},
+                  {"model", g->second->model},
+                  {"round", std::to_string(g->second->round)},
+                  {"candidate", std::to_string(g->second->candidate)}};
+    }
+  }
   std::vector<const SubmissionRow*> all;
   for (const SubmissionRow& r : model.rows) {
     all.push_back(&r);

@@ -64,6 +64,9 @@ struct SubmissionRow {
   bool host_synchronising = false;
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
+  /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
+  /// candidate (table generations). They override the run's labels of the same name.
+  std::map<std::string, std::string> labels;
 };
 
 /// Pass counts and speedups for a set of rows (a category, or everything).

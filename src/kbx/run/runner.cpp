@@ -55,6 +55,8 @@ std::string hostname() {
   return buf;
 }
 
+}  // namespace
+
 /// Refuses to resume a run that was made with different judging options.
 void check_identity(store::Database& db, const RunOptions& options, const suite::Suite& suite) {
   Json want = options.identity();
@@ -78,6 +80,8 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
     }
   }
 }
+
+namespace {
 
 struct PlanItem {
   submit::Submission submission;
@@ -456,9 +460,19 @@ bool task_selected(const std::string& pattern_list, const std::string& key) {
 RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
                     const std::atomic<bool>& stop) {
   fs::create_directories(options.out_dir);
+  {
+    auto db = store::Database::open(options.out_dir / "kbx.db");
+    check_identity(*db, options, suite);  // before SOURCE is read: a mismatch costs nothing
+  }
+  return run_submissions(options, suite, submit::read_source(options.source, suite), progress, stop);
+}
+
+RunSummary run_submissions(const RunOptions& options, const suite::Suite& suite,
+                           submit::SourceContents contents, ProgressSink& progress,
+                           const std::atomic<bool>& stop) {
+  fs::create_directories(options.out_dir);
   auto db = store::Database::open(options.out_dir / "kbx.db");
   check_identity(*db, options, suite);
-  auto contents = submit::read_source(options.source, suite);
 
   // The caller holds the folder's lock, so a session still "running" belongs to a dead process.
   if (int lost = db->close_lost_sessions(); lost > 0) {

@@ -47,6 +47,18 @@ struct RunSummary {
 RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, ProgressSink& progress,
                     const std::atomic<bool>& stop);
 
+/// Runs submissions already read (what `kbx generate` makes each round) exactly as run_eval runs
+/// SOURCE's: the same plan (finished ones skipped), session, store and exports. Every submission's
+/// task must be in `suite`.
+RunSummary run_submissions(const RunOptions& options, const suite::Suite& suite,
+                           submit::SourceContents contents, ProgressSink& progress,
+                           const std::atomic<bool>& stop);
+
+/// Records `options`' identity in a store that has none, else refuses (Error usage) when the
+/// stored run was made with other judging options or labels, naming both values.
+/// A shard's identity also holds the suite's fingerprint (the split depends on every task).
+void check_identity(store::Database& db, const RunOptions& options, const suite::Suite& suite);
+
 /// The id of a submission: sha256 of task key, slot and code, stable across re-runs of the same
 /// SOURCE (however its path is spelled) and across fixes to its other items.
 std::string submission_id(const submit::Submission& submission);

@@ -93,6 +93,18 @@ class Database {
                                                              const std::string& device = "",
                                                              const std::string& submission_id = "");
 
+  /// The cached answer with this request key, if any (`kbx generate`'s response cache).
+  std::optional<LlmResponseRecord> llm_response(const std::string& request_key);
+  /// Stores an answer; an existing key keeps its first answer.
+  void put_llm_response(const LlmResponseRecord& response);
+  /// Count and summed tokens and cost of the cached answers.
+  LlmResponseRecord llm_response_totals();
+
+  /// Inserts or replaces the generation row of (task_key, round, candidate).
+  void upsert_generation(const GenerationRecord& generation);
+  /// Every generation row, by task, round and candidate.
+  std::vector<GenerationRecord> generations();
+
  private:
   explicit Database(std::filesystem::path path);
   void migrate();

@@ -42,6 +42,8 @@ const std::vector<TableRule>& rules() {
       {"reference_samples", {{"timing_id", 'r'}}},
       {"submission_reference_timings", {{"timing_id", 'a'}, {"session_id", 's'}}},
       {"submission_reference_samples", {{"timing_id", 'a'}}},
+      {"llm_responses", {}, true},  // keyed by the request: the same answer in every source
+      {"generations", {}},
   };
   return all;
 }

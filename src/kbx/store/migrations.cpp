@@ -198,12 +198,50 @@ CREATE TABLE submission_reference_samples (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 5> all_migrations{{
+// Version 6: `kbx generate`. Answers of language models, keyed by a hash of the request, so a
+// resumed run pays for no answer twice; and one row per generated candidate with its labels.
+constexpr const char* generation_sql = R"sql(
+CREATE TABLE llm_responses (
+  request_key    TEXT PRIMARY KEY,
+  api            TEXT NOT NULL,
+  model          TEXT NOT NULL,
+  request_json   TEXT NOT NULL,
+  response_json  TEXT NOT NULL,
+  text           TEXT NOT NULL,
+  finish_reason  TEXT NOT NULL,
+  tokens_in      INTEGER NOT NULL,
+  tokens_out     INTEGER NOT NULL,
+  cost_usd       REAL,
+  attempts       INTEGER NOT NULL,
+  latency_ms     REAL,
+  created_at     TEXT NOT NULL
+);
+CREATE TABLE generations (
+  task_key              TEXT NOT NULL,
+  round                 INTEGER NOT NULL,
+  candidate             INTEGER NOT NULL,
+  method                TEXT NOT NULL,
+  model                 TEXT NOT NULL,
+  status                TEXT NOT NULL,
+  detail                TEXT NOT NULL,
+  submission_id         TEXT REFERENCES submissions (submission_id),
+  parent_submission_id  TEXT,
+  request_key           TEXT,
+  prompt_version        TEXT NOT NULL,
+  temperature           REAL,
+  created_at            TEXT NOT NULL,
+  PRIMARY KEY (task_key, round, candidate)
+);
+CREATE INDEX generations_by_submission ON generations (submission_id);
+)sql";
+
+constexpr std::array<Migration, 6> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
     {4, "timing_method", timing_method_sql},
     {5, "adjacent_reference", adjacent_reference_sql},
+    {6, "generation", generation_sql},
 }};
 
 }  // namespace

@@ -145,4 +145,40 @@ struct InputErrorRecord {
   std::string message;
 };
 
+/// A language model's answer as `kbx generate` keeps it (table llm_responses).
+struct LlmResponseRecord {
+  std::string request_key;  ///< llm::cache_key of the request
+  std::string api;          ///< "openai" or "anthropic"
+  std::string model;
+  std::string request_json;   ///< the body sent
+  std::string response_json;  ///< the raw body received
+  std::string text;           ///< the assistant's text
+  std::string finish_reason;
+  std::int64_t tokens_in = 0;
+  std::int64_t tokens_out = 0;
+  double cost_usd = 0;
+  int attempts = 1;
+  double latency_ms = 0;
+  std::string created_at;  ///< ISO-8601 UTC; now when empty
+};
+
+/// One candidate of `kbx generate` (table generations): which task, round and candidate it is,
+/// how it was made, and the submission it became (empty when the answer held no code or the
+/// request failed).
+struct GenerationRecord {
+  std::string task_key;
+  int round = 0;
+  int candidate = 0;
+  std::string method;  ///< one-shot, best-of-k, refine, agents
+  std::string model;
+  std::string status;  ///< "code", "no_code", "request_failed"
+  std::string detail;  ///< why there is no code; empty for "code"
+  std::string submission_id;
+  std::string parent_submission_id;  ///< the candidate this one refines; empty in round 0
+  std::string request_key;
+  std::string prompt_version;  ///< the prompts folder's name, "v1"
+  double temperature = 0;
+  std::string created_at;
+};
+
 }  // namespace kbx::store
