@@ -198,12 +198,20 @@ CREATE TABLE submission_reference_samples (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 5> all_migrations{{
+// Version 6: each workload's input sizes and dtype as the public harness reports them (the shapes
+// of the call's tensor arguments, in order, and the first one's dtype).
+constexpr const char* workload_inputs_sql = R"sql(
+ALTER TABLE workloads ADD COLUMN input_size_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE workloads ADD COLUMN dtype TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 6> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
     {4, "timing_method", timing_method_sql},
     {5, "adjacent_reference", adjacent_reference_sql},
+    {6, "workload_inputs", workload_inputs_sql},
 }};
 
 }  // namespace
