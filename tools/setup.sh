@@ -55,13 +55,21 @@ if [ -z "$python" ]; then
   elif has_worker_deps python3 && python3 -c 'import pytest' >/dev/null 2>&1; then
     python=python3
   else
-    say "creating .venv with python/requirements.txt (torch, triton, numpy, pytest)"
+    say "creating .venv with python/requirements.txt (torch, triton, numpy, pytest, radon)"
     python3 -m venv .venv
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
     .venv/bin/python -m pip install -q -r python/requirements.txt 2>&1 | grep -v '^WARNING: Location' || true
     has_worker_deps .venv/bin/python || { say "torch/triton did not install into .venv"; exit 1; }
     python=.venv/bin/python
   fi
+fi
+# radon (code_quality and maintainability in metrics.json): into the chosen Python when missing; kbx
+# exports "N/A" for both, with a note, where it is not there.
+if ! "$python" -c 'import radon' >/dev/null 2>&1; then
+  radon_pin="$(grep -E '^radon' python/requirements.txt | cut -d' ' -f1)"
+  say "installing $radon_pin into $python"
+  "$python" -m pip install -q "$radon_pin" 2>&1 | grep -v '^WARNING: Location' || true
+  "$python" -c 'import radon' >/dev/null 2>&1 || say "radon did not install: metrics.json's code_quality and maintainability will be N/A"
 fi
 say "python: $python ($("$python" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'))"
 

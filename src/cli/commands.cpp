@@ -330,7 +330,9 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   auto db = store::Database::open(options.out_dir / "kbx.db");
   auto model = report::build_report_model(*db);
   fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
-  fmt::print("results: {} (kbx.db, metrics.json, summary.json)\n", options.out_dir.string());
+  fmt::print(
+      "results: {} (kbx.db, metrics.json, summary.json, kbx-results.json, kbx-results.csv)\n",
+      options.out_dir.string());
   if (summary.interrupted) {
     fmt::print(stderr, "kbx: interrupted; run the same command again to resume\n");
     return 130;
@@ -426,7 +428,7 @@ int cmd_summary(const std::string& out, bool json) {
   if (json) {
     // Input-error messages and origins come from the user's bytes: never let them end the command.
     fmt::print("{}\n",
-               report::summary_json(model).dump(2, ' ', false, Json::error_handler_t::replace));
+               report::kbx_summary_json(model).dump(2, ' ', false, Json::error_handler_t::replace));
   } else {
     fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
   }
@@ -560,7 +562,11 @@ int run_cli(int argc, char** argv) {
   EvalArgs e;
   auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");
   eval_cmd->add_option("source", e.source, "A .jsonl file, a .py file named after a task, or a folder of them")->required();
-  eval_cmd->add_option("-o,--out", e.out, "Output folder (kbx.db, metrics.json, summary.json)")->required();
+  eval_cmd
+      ->add_option(
+          "-o,--out", e.out,
+          "Output folder (kbx.db, metrics.json, summary.json, kbx-results.json, kbx-results.csv)")
+      ->required();
   eval_cmd->add_option("--device", e.device, "cuda, cpu (Triton interpreter, no perf) or auto")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   eval_cmd->add_option("--gpus", e.gpus, "CUDA device indices to use, e.g. 0,1")->capture_default_str();
@@ -593,7 +599,9 @@ int run_cli(int argc, char** argv) {
   bool summary_json_flag = false;
   auto* summary_cmd = app.add_subcommand("summary", "Print the summary of a finished or running eval");
   summary_cmd->add_option("out", summary_out, "The -o folder of a `kbx eval` run")->required();
-  summary_cmd->add_flag("--json", summary_json_flag, "Print summary.json");
+  summary_cmd->add_flag("--json", summary_json_flag,
+                        "Print kbx's summary (kbx-results.json's \"summary\": every submission, "
+                        "rates as fractions)");
 
   std::vector<std::string> compare_runs;
   bool compare_json = false;

@@ -19,6 +19,7 @@
 #include "kbx/compare/tolerance.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
+#include "kbx/run/code_quality.h"
 #include "kbx/run/evaluate.h"
 #include "kbx/run/reference_service.h"
 #include "kbx/sandbox/worker_pool.h"
@@ -489,7 +490,13 @@ RunSummary run_eval(const RunOptions& options, const suite::Suite& suite, Progre
   }
   summary.interrupted = stop.load();
   db->end_session(session_id, summary.interrupted ? "interrupted" : "finished");
-  report::write_json_exports(report::build_report_model(*db), options.out_dir);
+  auto model = report::build_report_model(*db);
+  CodeQualityStep quality{options.python, options.worker_path};
+  report::attach_code_quality(model, measure_code_quality(quality, model));
+  if (!model.code_quality_note.empty()) {
+    progress.on_status("note: " + model.code_quality_note);
+  }
+  report::write_exports(model, options.out_dir);
   return summary;
 }
 
