@@ -2,7 +2,7 @@
 # Installs what kbx needs and builds it: Debian/Ubuntu packages (when missing), a Python with torch
 # and Triton (an existing one, or .venv from python/requirements.txt), then the CMake build.
 # Usage: tools/setup.sh [release|dev|ci|fuzz]   (default release; the binary lands in build/kbx;
-# ci and fuzz also install clang with libFuzzer)
+# ci and fuzz also install clang with libFuzzer; ci also headless Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
@@ -44,6 +44,12 @@ if [ "$preset" = fuzz ] || [ "$preset" = ci ]; then
     install_missing "libclang-rt-${major}-dev"
     links_fuzzer || { say "clang++ cannot link -fsanitize=fuzzer (install libFuzzer for clang $major)"; exit 1; }
   fi
+fi
+
+# 1c. For ci: headless Chromium, which the e2e case report/html loads `kbx report`'s page in (it
+# checks the page statically without it). About 100 MB from Debian; a failed install only warns.
+if [ "$preset" = ci ] && ! command -v chromium >/dev/null; then
+  install_missing chromium || say "chromium did not install: report/html checks its page without a browser"
 fi
 
 # 2. Python with torch and triton: $KBX_PYTHON, else python3 if it has both, else .venv.

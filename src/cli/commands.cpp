@@ -7,28 +7,30 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "cli/locate.h"
 #include "cli/progress.h"
 #include "kbx/common/error.h"
+#include "kbx/common/files.h"
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
 #include "kbx/report/analyze.h"
 #include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
+#include "kbx/report/html_report.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/runner.h"
+#include "kbx/run/suite_check.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
-#include "kbx/run/suite_check.h"
 #include "kbx/suite/suite.h"
 
 namespace kbx::cli {
@@ -463,6 +465,26 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
   return 0;
 }
 
+// ---- kbx report ---------------------------------------------------------------------------
+
+int cmd_report(const std::vector<std::string>& runs, const std::string& out) {
+  auto named = load_runs(runs);
+  std::string html = report::render_html_report(named, "kbx " + kbx::version_string());
+  fs::path path(out);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw Error(ErrorKind::usage,
+                "-o '{}' is a folder; pass the HTML file to write, e.g. {}/report.html", out, out);
+  }
+  if (path.has_parent_path()) {
+    fs::create_directories(path.parent_path(), ec);
+  }
+  write_file_atomic(path, html);
+  fmt::print("report: {} ({} run{}, {} KiB, self-contained)\n", path.string(), named.size(),
+             named.size() == 1 ? "" : "s", (html.size() + 1023) / 1024);
+  return 0;
+}
+
 // ---- kbx analyze --------------------------------------------------------------------------
 
 int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
@@ -633,6 +655,15 @@ int run_cli(int argc, char** argv) {
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
   analyze_cmd->add_flag("--csv", analyze_csv, "Print CSV");
 
+  std::vector<std::string> report_runs;
+  std::string report_out;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Write a self-contained HTML report of one or more runs (side by side)");
+  report_cmd->add_option("runs", report_runs, "-o folders of `kbx eval` runs (or their kbx.db)")
+      ->required();
+  report_cmd->add_option("-o,--out", report_out, "The HTML file to write, e.g. report.html")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -659,6 +690,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*compare_cmd) {
     return cmd_compare(compare_runs, compare_json, compare_top);
+  }
+  if (*report_cmd) {
+    return cmd_report(report_runs, report_out);
   }
   return cmd_summary(summary_out, summary_json_flag);
 }
