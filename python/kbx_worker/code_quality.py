@@ -43,7 +43,6 @@ def measure_all(sources: dict[str, str]) -> dict:
                         "(pip install -r python/requirements.txt) to get code_quality and "
                         "maintainability",
                 "results": {}}
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     results = {key: _measure(code, complexity, metrics) for key, code in sources.items()}
     return {"radon": getattr(radon, "__version__", ""), "note": "", "results": results}
 

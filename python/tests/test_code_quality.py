@@ -73,3 +73,10 @@ def test_without_radon_there_are_no_figures_and_a_note_says_how_to_get_them(monk
     got = code_quality.measure_all({"a": BRANCHY})
     assert got["radon"] is None and got["results"] == {}
     assert "radon is not installed" in got["note"]
+
+
+def test_code_nested_too_deep_for_radon_gets_a_reason_and_the_others_their_figures():
+    deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    got = code_quality.measure_all({"deep": deep, "fine": BRANCHY})["results"]
+    assert got["deep"]["code_quality"] is None and got["deep"]["error"]
+    assert got["fine"]["code_quality"] == 2.0
