@@ -23,7 +23,7 @@ out = pathlib.Path(sys.argv[1])
 db = sqlite3.connect(out / "kbx.db")
 load = {r[0]: r[1:] for r in db.execute(
     "select submission_id, time_load_ms, time_cases_ms, time_perf_ms from evaluations")}
-for m in json.loads((out / "metrics.json").read_text()):
+for m in json.loads((out / "kbx-results.json").read_text())["submissions"]:
     l = load.get(m["submission_id"], (0, 0, 0))
     print(f"  {m['file']:<34} {m['outcome']:<12} {m['speedup']:>6.2f}x load {l[0]:>6.0f} cases {l[1]:>6.0f} "
           f"perf {l[2]:>6.0f} ms  {m['perf_note'][:70]}")

@@ -16,9 +16,9 @@ git log -1 --format='commit %h %s' 2>/dev/null || true
 "$py" tests/model_kernels/check.py --kbx "$kbx" --python "$py" --device cuda --dir solutions \
   --work "$results/work" ${1:+--only "$@"} | tail -3
 "$kbx" summary "$results/work/run"
-"$py" - "$results/work/run/metrics.json" <<'PY'
+"$py" - "$results/work/run/kbx-results.json" <<'PY'
 import json, math, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["submissions"]
 print(f"{'task':<44} {'outcome':<10} {'speedup':>8} {'95% interval':>17} {'verdict':<9} {'GB/s':>8} {'TFLOPS':>7}")
 speedups = []
 for r in rows:

@@ -26,7 +26,7 @@ usage: tools/kill9_soak.py --kbx build-dev/kbx [--kills 20] [--kills-per-round 4
    detail) equals the reference run's; each submission has exactly one evaluation, and none
    stored by one start was redone by a later one; there is one session per start that reached the
    store, and none is left `running`; `PRAGMA integrity_check` and `foreign_key_check` pass;
-   metrics.json and summary.json parse and equal the reference run's but for timing fields; no
+   metrics.json, summary.json and kbx-results.json parse and equal the reference run's but for timing fields; no
    temporary files are left beside them.
 
 Prints one line per kill and per round, and exits 1 on any difference (2 on a usage error).
@@ -56,8 +56,9 @@ PR_SET_CHILD_SUBREAPER = 36
 
 # Fields that depend on timing (all zero or absent on the CPU, where perf is skipped, but a run
 # on a GPU would measure them afresh) and so are left out of the comparisons.
-METRIC_TIMING_FIELDS = {"runtime_ms", "gbs", "tflops", "speedup", "ref_runtime_ms", "perf_note",
-                        "workloads", "speedup_ci_low", "speedup_ci_high", "speedup_verdict"}
+METRIC_TIMING_FIELDS = {"runtime_ms", "gbs", "tflops", "speedup", "avg_speedup", "ref_runtime_ms",
+                        "perf_note", "workloads", "speedup_ci_low", "speedup_ci_high",
+                        "speedup_verdict", "performance"}
 SUMMARY_TIMING_FIELDS = {"avg_speedup_global", "avg_speedup_per_task", "geomean_speedup",
                          "faster_than_reference", "speedup_verdicts", "fast_1", "fast_1_5", "fast_2"}
 VERDICT_SQL = """
@@ -278,10 +279,14 @@ def snapshot(out: pathlib.Path, cache: pathlib.Path) -> dict:
         foreign_keys = con.execute("PRAGMA foreign_key_check").fetchall()
         sessions = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         running = [r[0] for r in con.execute("SELECT session_id FROM sessions WHERE status = 'running'")]
+    results = json.loads((out / "kbx-results.json").read_text())
     metrics = {m["submission_id"]: {k: v for k, v in m.items() if k not in METRIC_TIMING_FIELDS}
-               for m in json.loads((out / "metrics.json").read_text())}
-    summary = {k: v for k, v in json.loads((out / "summary.json").read_text()).items()
-               if k not in SUMMARY_TIMING_FIELDS}
+               for m in results["submissions"]}
+    metrics["public"] = {f: {k: v for k, v in m.items() if k not in METRIC_TIMING_FIELDS}
+                         for f, m in json.loads((out / "metrics.json").read_text()).items()}
+    summary = {k: v for k, v in results["summary"].items() if k not in SUMMARY_TIMING_FIELDS}
+    summary["public"] = {k: v for k, v in json.loads((out / "summary.json").read_text()).items()
+                         if k not in SUMMARY_TIMING_FIELDS}
     for totals in summary.get("categories", {}).values():
         for k in SUMMARY_TIMING_FIELDS:
             totals.pop(k, None)

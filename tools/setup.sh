@@ -2,7 +2,7 @@
 # Installs what kbx needs and builds it: Debian/Ubuntu packages (when missing), a Python with torch
 # and Triton (an existing one, or .venv from python/requirements.txt), then the CMake build.
 # Usage: tools/setup.sh [release|dev|ci|fuzz]   (default release; the binary lands in build/kbx;
-# ci and fuzz also install clang with libFuzzer)
+# ci and fuzz also install clang with libFuzzer; ci also headless Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
@@ -52,6 +52,11 @@ fi
 if [ "$preset" = ci ]; then
   install_missing slurmctld slurmd slurm-client munge
 fi
+# 1d. For ci: headless Chromium, which the e2e case report/html loads `kbx report`'s page in (it
+# checks the page statically without it). About 100 MB from Debian; a failed install only warns.
+if [ "$preset" = ci ] && ! command -v chromium >/dev/null; then
+  install_missing chromium || say "chromium did not install: report/html checks its page without a browser"
+fi
 
 # 2. Python with torch and triton: $KBX_PYTHON, else python3 if it has both, else .venv.
 has_worker_deps() { "$1" -c 'import torch, triton, numpy' >/dev/null 2>&1; }
@@ -62,13 +67,21 @@ if [ -z "$python" ]; then
   elif has_worker_deps python3 && python3 -c 'import pytest' >/dev/null 2>&1; then
     python=python3
   else
-    say "creating .venv with python/requirements.txt (torch, triton, numpy, pytest)"
+    say "creating .venv with python/requirements.txt (torch, triton, numpy, pytest, radon)"
     python3 -m venv .venv
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
     .venv/bin/python -m pip install -q -r python/requirements.txt 2>&1 | grep -v '^WARNING: Location' || true
     has_worker_deps .venv/bin/python || { say "torch/triton did not install into .venv"; exit 1; }
     python=.venv/bin/python
   fi
+fi
+# radon (code_quality and maintainability in metrics.json): into the chosen Python when missing; kbx
+# exports "N/A" for both, with a note, where it is not there.
+if ! "$python" -c 'import radon' >/dev/null 2>&1; then
+  radon_pin="$(grep -E '^radon' python/requirements.txt | cut -d' ' -f1)"
+  say "installing $radon_pin into $python"
+  "$python" -m pip install -q "$radon_pin" 2>&1 | grep -v '^WARNING: Location' || true
+  "$python" -c 'import radon' >/dev/null 2>&1 || say "radon did not install: metrics.json's code_quality and maintainability will be N/A"
 fi
 say "python: $python ($("$python" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'))"
 

@@ -20,6 +20,7 @@
 #include "kbx/cluster/merge.h"
 #include "kbx/cluster/slurm.h"
 #include "kbx/common/error.h"
+#include "kbx/common/files.h"
 #include "kbx/common/folder_lock.h"
 #include "kbx/common/strings.h"
 #include "kbx/common/version.h"
@@ -29,6 +30,7 @@
 #include "kbx/report/analyze.h"
 #include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
+#include "kbx/report/html_report.h"
 #include "kbx/report/report_model.h"
 #include "kbx/run/runner.h"
 #include "kbx/run/suite_check.h"
@@ -343,7 +345,9 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   auto db = store::Database::open(options.out_dir / "kbx.db");
   auto model = report::build_report_model(*db);
   fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
-  fmt::print("results: {} (kbx.db, metrics.json, summary.json)\n", options.out_dir.string());
+  fmt::print(
+      "results: {} (kbx.db, metrics.json, summary.json, kbx-results.json, kbx-results.csv)\n",
+      options.out_dir.string());
   if (summary.interrupted) {
     fmt::print(stderr, "kbx: interrupted; run the same command again to resume\n");
     return 130;
@@ -582,7 +586,7 @@ int cmd_summary(const std::string& out, bool json) {
   if (json) {
     // Input-error messages and origins come from the user's bytes: never let them end the command.
     fmt::print("{}\n",
-               report::summary_json(model).dump(2, ' ', false, Json::error_handler_t::replace));
+               report::kbx_summary_json(model).dump(2, ' ', false, Json::error_handler_t::replace));
   } else {
     fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
   }
@@ -614,6 +618,26 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
   } else {
     fmt::print("{}", report::render_comparison(comparison, top));
   }
+  return 0;
+}
+
+// ---- kbx report ---------------------------------------------------------------------------
+
+int cmd_report(const std::vector<std::string>& runs, const std::string& out) {
+  auto named = load_runs(runs);
+  std::string html = report::render_html_report(named, "kbx " + kbx::version_string());
+  fs::path path(out);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw Error(ErrorKind::usage,
+                "-o '{}' is a folder; pass the HTML file to write, e.g. {}/report.html", out, out);
+  }
+  if (path.has_parent_path()) {
+    fs::create_directories(path.parent_path(), ec);
+  }
+  write_file_atomic(path, html);
+  fmt::print("report: {} ({} run{}, {} KiB, self-contained)\n", path.string(), named.size(),
+             named.size() == 1 ? "" : "s", (html.size() + 1023) / 1024);
   return 0;
 }
 
@@ -683,7 +707,8 @@ int cmd_merge(cluster::MergeOptions options) {
   auto db = store::Database::open(options.out / "kbx.db");
   auto model = report::build_report_model(*db);
   fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
-  fmt::print("merged {} runs ({} evaluations) into {} (kbx.db, metrics.json, summary.json)\n",
+  fmt::print("merged {} runs ({} evaluations) into {} (kbx.db, metrics.json, summary.json, "
+             "kbx-results.json, kbx-results.csv)\n",
              summary.runs, summary.evaluations, options.out.string());
   return 0;
 }
@@ -810,7 +835,11 @@ int run_cli(int argc, char** argv) {
   EvalArgs e;
   auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");
   eval_cmd->add_option("source", e.source, "A .jsonl file, a .py file named after a task, or a folder of them")->required();
-  eval_cmd->add_option("-o,--out", e.out, "Output folder (kbx.db, metrics.json, summary.json)")->required();
+  eval_cmd
+      ->add_option(
+          "-o,--out", e.out,
+          "Output folder (kbx.db, metrics.json, summary.json, kbx-results.json, kbx-results.csv)")
+      ->required();
   eval_cmd->add_option("--device", e.device, "cuda, cpu (Triton interpreter, no perf) or auto")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   eval_cmd->add_option("--gpus", e.gpus, "CUDA device indices to use, e.g. 0,1")->capture_default_str();
@@ -938,7 +967,9 @@ int run_cli(int argc, char** argv) {
   bool summary_json_flag = false;
   auto* summary_cmd = app.add_subcommand("summary", "Print the summary of a finished or running eval");
   summary_cmd->add_option("out", summary_out, "The -o folder of a `kbx eval` run")->required();
-  summary_cmd->add_flag("--json", summary_json_flag, "Print summary.json");
+  summary_cmd->add_flag("--json", summary_json_flag,
+                        "Print kbx's summary (kbx-results.json's \"summary\": every submission, "
+                        "rates as fractions)");
 
   std::vector<std::string> compare_runs;
   bool compare_json = false;
@@ -969,6 +1000,15 @@ int run_cli(int argc, char** argv) {
                           "success each explains (logit GLM) and likelihood-ratio tests");
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
   analyze_cmd->add_flag("--csv", analyze_csv, "Print CSV");
+
+  std::vector<std::string> report_runs;
+  std::string report_out;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Write a self-contained HTML report of one or more runs (side by side)");
+  report_cmd->add_option("runs", report_runs, "-o folders of `kbx eval` runs (or their kbx.db)")
+      ->required();
+  report_cmd->add_option("-o,--out", report_out, "The HTML file to write, e.g. report.html")
+      ->required();
 
   try {
     app.parse(argc, argv);
@@ -1003,10 +1043,18 @@ int run_cli(int argc, char** argv) {
   if (*merge_cmd) {
     merge_args.out = merge_out;
     merge_args.argv = args;
+    merge_args.python = default_python();
+    merge_args.worker_path = kbx_home() / "python";
+    if (const char* wp = std::getenv("KBX_WORKER_PATH"); wp != nullptr && *wp != '\0') {
+      merge_args.worker_path = wp;
+    }
     return cmd_merge(merge_args);
   }
   if (*slurm_cmd) {
     return cmd_slurm(sl, args);
+  }
+  if (*report_cmd) {
+    return cmd_report(report_runs, report_out);
   }
   return cmd_summary(summary_out, summary_json_flag);
 }

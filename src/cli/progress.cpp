@@ -54,7 +54,7 @@ void TerminalProgress::on_input_problem(const submit::InputProblem& problem) {
   if (input_problems_ > max_input_problems_printed) {
     fmt::print(out_,
                "kbx: error: more input errors follow; only the first {} are printed here "
-               "(summary.json and kbx.db, table input_errors, list them all)\n",
+               "(kbx-results.json and kbx.db, table input_errors, list them all)\n",
                max_input_problems_printed);
   } else {
     fmt::print(out_, "kbx: error: {}: {}\n", problem.origin, problem.message);

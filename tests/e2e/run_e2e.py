@@ -20,9 +20,14 @@ A .case file is a sequence of steps; each step may be followed by a `----` block
                                    every process descended from it at once, as a batch system's
                                    scancel does (Slurm's proctrack/linuxproc walks the tree too)
   ----                             expectations about the last step:
-    metric FILE FIELD VALUE        metrics.json entry for task FILE (FILE#K: its K-th entry, from 0)
-    summary FIELD VALUE            a field of summary.json (dotted paths: categories.Math.total)
-    count_metrics N                number of entries in metrics.json
+    result FILE FIELD VALUE        kbx-results.json's record of a submission for task FILE (FILE#K:
+                                   its K-th, from 0)
+    count_results N                number of submission records in kbx-results.json
+    kbx_summary FIELD VALUE        a field of kbx-results.json's summary (dotted paths:
+                                   categories.Math.total)
+    metric FILE FIELD VALUE        metrics.json's (the public shape's) record of task FILE
+    count_metrics N                number of tasks in metrics.json
+    summary FIELD VALUE            a field of summary.json (the public shape)
     stdout contains TEXT / stderr contains TEXT / stderr lacks TEXT
     db SQL => VALUE                first column of the first row of SQL on {out}/kbx.db
     exit N                         the exit status (same as run exit=N)
@@ -235,17 +240,24 @@ class Runner:
         kind, _, rest = line.partition(" ")
         if kind == "exit":
             self.check_exit(int(rest))
+        elif kind == "result":
+            file, field, value = rest.split(" ", 2)
+            self.expect_result(file, field, parse_value(self.sub(value)))
         elif kind == "metric":
             file, field, value = rest.split(" ", 2)
-            self.expect_metric(file, field, parse_value(self.sub(value)))
-        elif kind == "summary":
+            self.expect_public_metric(file, field, parse_value(self.sub(value)))
+        elif kind in ("summary", "kbx_summary"):
             field, value = rest.split(" ", 1)
-            node = self.load_json("summary.json")
+            node = (self.load_json("summary.json") if kind == "summary"
+                    else self.load_json("kbx-results.json")["summary"])
             for part in field.split("."):
                 node = node[part]
-            self.equal(f"summary.json {field}", node, parse_value(value))
+            self.equal(f"{kind} {field}", node, parse_value(value))
+        elif kind == "count_results":
+            self.equal("kbx-results.json submissions",
+                       len(self.load_json("kbx-results.json")["submissions"]), int(rest))
         elif kind == "count_metrics":
-            self.equal("metrics.json entries", len(self.load_json("metrics.json")), int(rest))
+            self.equal("metrics.json tasks", len(self.load_json("metrics.json")), int(rest))
         elif kind in ("stdout", "stderr"):
             verb, _, text = rest.partition(" ")
             stream = self.last.stdout if kind == "stdout" else self.last.stderr
@@ -265,18 +277,27 @@ class Runner:
         else:
             raise CaseFailure(f"unknown expectation {line!r}")
 
-    def expect_metric(self, file: str, field: str, value) -> None:
+    def expect_result(self, file: str, field: str, value) -> None:
         index = 0
         if "#" in file:
             file, k = file.split("#")
             index = int(k)
-        entries = [m for m in self.load_json("metrics.json") if m["file"] == file]
+        entries = [m for m in self.load_json("kbx-results.json")["submissions"] if m["file"] == file]
         if len(entries) <= index:
-            raise CaseFailure(f"metrics.json has {len(entries)} entries for {file}")
+            raise CaseFailure(f"kbx-results.json has {len(entries)} records for {file}")
         entry = entries[index]
         if field not in entry:
-            raise CaseFailure(f"metrics.json entry for {file} has no field {field!r}")
+            raise CaseFailure(f"kbx-results.json record for {file} has no field {field!r}")
         self.equal(f"{file} {field} (detail: {entry.get('detail', '')})", entry[field], value)
+
+    def expect_public_metric(self, file: str, field: str, value) -> None:
+        metrics = self.load_json("metrics.json")
+        if file not in metrics:
+            raise CaseFailure(f"metrics.json has no record for {file}: {sorted(metrics)}")
+        if field not in metrics[file]:
+            raise CaseFailure(f"metrics.json record for {file} has no field {field!r}")
+        self.equal(f"metrics.json {file} {field} (error: {metrics[file].get('error', '')})",
+                   metrics[file][field], value)
 
     @staticmethod
     def equal(what: str, got, want) -> None:

@@ -10,6 +10,7 @@
 #include "kbx/common/folder_lock.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
+#include "kbx/run/code_quality.h"
 #include "kbx/run/shard.h"
 #include "kbx/store/database.h"
 
@@ -305,7 +306,10 @@ MergeSummary merge_runs(const MergeOptions& options) {
         Json{{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
   }
   db->set_run_config(merged_config(runs, summary.combined));
-  report::write_json_exports(report::build_report_model(*db), options.out);
+  auto model = report::build_report_model(*db);  // the same exports as one run's
+  run::CodeQualityStep quality{options.python, options.worker_path};
+  report::attach_code_quality(model, run::measure_code_quality(quality, model));
+  report::write_exports(model, options.out);
   return summary;
 }
 

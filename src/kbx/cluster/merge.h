@@ -52,6 +52,8 @@ struct MergeOptions {
   bool combine = false;
   bool partial = false;
   std::vector<std::string> argv;
+  std::string python = "python3";     ///< runs the code-quality step (radon) for the exports
+  std::filesystem::path worker_path;  ///< the folder holding the kbx_worker package
 };
 
 struct MergeSummary {

@@ -1,4 +1,5 @@
-// Renderers of a ReportModel: KernelBench-X-compatible JSON and the terminal table.
+// Renderers of a ReportModel: KernelBench-X's metrics.json and summary.json, kbx's results, the
+// table.
 #pragma once
 
 #include <filesystem>
@@ -9,19 +10,33 @@
 
 namespace kbx::report {
 
-/// metrics.json: one object per submission with KernelBench-X's fields
-/// (file, call_ok, exe_ok, perf_ok, runtime_ms, gbs, tflops, speedup) plus kbx's own, among them
-/// speedup_ci_low and speedup_ci_high (null without an interval) and speedup_verdict.
+/// metrics.json exactly as the public KernelBench-X harness writes it: an object keyed by task file
+/// ("Math/softmax.py"), one record per task (the submission ReportModel::task_rows keeps), with
+/// call_ok, exe_ok, perf_ok, method, speedup, avg_speedup, runtime_ms, gbs, tflops, dtype,
+/// performance [{input_size, ms, "GB/s", TFLOPS}], error, code, code_quality, maintainability;
+/// "N/A" for a missing figure (docs/metrics.md).
 Json metrics_json(const ReportModel& model);
 
-/// summary.json: total, call_pass, call_rate, exe_pass, exe_rate, perf_pass, perf_rate,
-/// avg_speedup_global, avg_speedup_per_task, then kbx's geomean_speedup, faster_than_reference,
-/// speedup_verdicts (rows per verdict) and fast_0, fast_1, fast_1_5, fast_2 (docs/metrics.md),
-/// plus per-category blocks and the environment.
+/// summary.json exactly as the public harness writes it: total (distinct tasks), call_pass,
+/// call_rate, exe_pass, exe_rate, perf_pass, perf_rate (rates in percent, one decimal),
+/// avg_speedup_global, avg_speedup_per_task ("N/A" without a timed task).
 Json summary_json(const ReportModel& model);
 
-/// Writes both files into `dir` atomically (temporary file, then rename).
-void write_json_exports(const ReportModel& model, const std::filesystem::path& dir);
+/// kbx's totals over every submission: the public fields (rates as fractions) plus
+/// geomean_speedup, faster_than_reference, speedup_verdicts, fast_p, categories, outcomes, input
+/// errors, code-quality tool and note, environment, device and labels. `kbx summary --json`.
+Json kbx_summary_json(const ReportModel& model);
+
+/// kbx-results.json: {"format": "kbx-results/1", "summary": kbx_summary_json, "submissions":
+/// [one record per submission, in source order, with its workloads, interval and verdict]}.
+Json kbx_results_json(const ReportModel& model);
+
+/// kbx-results.csv: the scalar fields of each submission record, one line each, with a header.
+std::string kbx_results_csv(const ReportModel& model);
+
+/// Writes metrics.json, summary.json, kbx-results.json and kbx-results.csv into `dir`, each
+/// atomically (temporary file, then rename).
+void write_exports(const ReportModel& model, const std::filesystem::path& dir);
 
 /// The per-category table printed at the end of `kbx eval` and by `kbx summary`.
 std::string render_terminal_summary(const ReportModel& model, bool color);

@@ -1,4 +1,6 @@
-// metrics.json and summary.json: KernelBench-X's field names first, then kbx's own.
+// The exports: metrics.json and summary.json exactly as KernelBench-X writes them, and kbx's own
+// kbx-results.json (every submission, every figure) and kbx-results.csv.
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -10,7 +12,23 @@
 namespace kbx::report {
 namespace {
 
+const Json not_available = "N/A";  // the public harness's mark for a missing figure
+
 double rate(int pass, int total) { return total > 0 ? static_cast<double>(pass) / total : 0.0; }
+
+// A percentage rounded to one decimal, as the public summary writes its rates.
+double percent(int pass, int total) { return std::round(rate(pass, total) * 1000.0) / 10.0; }
+
+Json number_or_na(bool present, double value) { return present ? Json(value) : not_available; }
+
+Json optional_or_na(const std::optional<double>& v) { return v ? Json(*v) : not_available; }
+
+Json optional_or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// PyTorch's name for a dtype, as str(torch.float32) prints it.
+Json torch_dtype(const std::string& dtype) {
+  return dtype.empty() ? not_available : Json("torch." + dtype);
+}
 
 Json verdicts_json(const Totals::VerdictCounts& v) {
   Json j = Json::object();
@@ -22,10 +40,68 @@ Json verdicts_json(const Totals::VerdictCounts& v) {
   return j;
 }
 
+// ---- metrics.json and summary.json (the public shape) ------------------------------------
+
+Json performance_entry(const WorkloadRow& w) {
+  Json j = Json::object();
+  j["input_size"] = w.input_size.empty() ? not_available : w.input_size;
+  j["ms"] = w.candidate_ms.median;
+  j["GB/s"] = w.gbs;
+  j["TFLOPS"] = w.tflops;
+  return j;
+}
+
+// What went wrong, for the public record's `error`: empty for a correct submission.
+std::string error_text(const SubmissionRow& r) {
+  if (r.exe_ok) {
+    return "";
+  }
+  if (r.outcome == "pending") {
+    return "pending: not evaluated yet";
+  }
+  std::string text = r.outcome;
+  if (!r.reason.empty()) {
+    text += " (" + r.reason + ")";
+  }
+  if (!r.detail.empty()) {
+    text += ": " + r.detail;
+  }
+  return text;
+}
+
+Json public_record(const SubmissionRow& r, const std::string& method) {
+  Json j = Json::object();
+  j["call_ok"] = r.call_ok;
+  j["exe_ok"] = r.exe_ok;
+  j["perf_ok"] = r.perf_ok;
+  j["method"] = method;
+  j["speedup"] = number_or_na(r.perf_ok, r.speedup);
+  j["avg_speedup"] = number_or_na(r.perf_ok, r.avg_speedup);
+  j["runtime_ms"] = number_or_na(r.perf_ok, r.runtime_ms);
+  j["gbs"] = number_or_na(r.perf_ok, r.gbs);
+  j["tflops"] = number_or_na(r.perf_ok, r.tflops);
+  j["dtype"] = torch_dtype(r.dtype);
+  j["performance"] = Json::array();
+  if (r.perf_ok) {
+    for (const WorkloadRow& w : r.workloads) {
+      j["performance"].push_back(performance_entry(w));
+    }
+  }
+  j["error"] = error_text(r);
+  j["code"] = r.code;
+  j["code_quality"] = optional_or_na(r.code_quality.complexity);
+  j["maintainability"] = optional_or_na(r.code_quality.maintainability);
+  return j;
+}
+
+// ---- kbx-results.json ---------------------------------------------------------------------
+
 Json workload_json(const WorkloadRow& w) {
   Json j = Json::object();
   j["index"] = w.index;
   j["params"] = w.params;
+  j["input_size"] = w.input_size;
+  j["dtype"] = w.dtype;
   j["bytes"] = w.bytes;
   j["flops"] = w.flops;
   j["runtime_ms"] = w.candidate_ms.median;
@@ -40,9 +116,9 @@ Json workload_json(const WorkloadRow& w) {
   return j;
 }
 
-Json row_json(const SubmissionRow& r) {
+Json row_json(const SubmissionRow& r, bool kept) {
   Json j = Json::object();
-  j["file"] = r.file;  // KernelBench-X's fields
+  j["file"] = r.file;
   j["call_ok"] = r.call_ok;
   j["exe_ok"] = r.exe_ok;
   j["perf_ok"] = r.perf_ok;
@@ -50,7 +126,8 @@ Json row_json(const SubmissionRow& r) {
   j["gbs"] = r.gbs;
   j["tflops"] = r.tflops;
   j["speedup"] = r.speedup;
-  j["category"] = r.category;  // kbx's
+  j["avg_speedup"] = r.avg_speedup;
+  j["category"] = r.category;
   j["outcome"] = r.outcome;
   j["reason"] = r.reason;
   j["detail"] = r.detail;
@@ -61,6 +138,10 @@ Json row_json(const SubmissionRow& r) {
   j["speedup_ci_high"] = r.speedup_ci ? Json(r.speedup_ci->high) : Json(nullptr);
   j["speedup_verdict"] = std::string(stats::to_string(r.speedup_verdict));
   j["host_synchronising"] = r.host_synchronising;
+  j["code_quality"] = optional_or_null(r.code_quality.complexity);
+  j["maintainability"] = optional_or_null(r.code_quality.maintainability);
+  j["code_quality_error"] = r.code_quality.error;
+  j["in_metrics_json"] = kept;
   j["submission_id"] = r.submission_id;
   j["origin"] = r.origin;
   if (!r.labels.empty()) {  // a generated candidate's method, model, round and candidate
@@ -70,6 +151,7 @@ Json row_json(const SubmissionRow& r) {
   for (const WorkloadRow& w : r.workloads) {
     j["workloads"].push_back(workload_json(w));
   }
+  j["code"] = r.code;
   return j;
 }
 
@@ -101,15 +183,33 @@ std::string dump_file(const Json& j) {
 }  // namespace
 
 Json metrics_json(const ReportModel& model) {
-  Json out = Json::array();
-  for (const SubmissionRow& r : model.rows) {
-    out.push_back(row_json(r));
+  Json out = Json::object();
+  std::string method = model.method();
+  for (std::size_t i : model.task_rows) {
+    const SubmissionRow& r = model.rows[i];
+    out[r.file] = public_record(r, method);
   }
   return out;
 }
 
 Json summary_json(const ReportModel& model) {
+  const Totals& t = model.task_totals;
+  Json j = Json::object();
+  j["total"] = t.total;
+  j["call_pass"] = t.call_pass;
+  j["call_rate"] = percent(t.call_pass, t.total);
+  j["exe_pass"] = t.exe_pass;
+  j["exe_rate"] = percent(t.exe_pass, t.total);
+  j["perf_pass"] = t.perf_pass;
+  j["perf_rate"] = percent(t.perf_pass, t.total);
+  j["avg_speedup_global"] = number_or_na(t.perf_pass > 0, t.avg_speedup_global);
+  j["avg_speedup_per_task"] = number_or_na(t.perf_pass > 0, t.avg_speedup_per_task);
+  return j;
+}
+
+Json kbx_summary_json(const ReportModel& model) {
   Json out = totals_json(model.overall);
+  out["tasks"] = model.task_totals.total;
   out["categories"] = Json::object();
   for (const auto& [name, totals] : model.categories) {
     out["categories"][name] = totals_json(totals);
@@ -122,13 +222,30 @@ Json summary_json(const ReportModel& model) {
   for (const auto& e : model.input_errors) {
     out["input_errors"].push_back({{"origin", e.origin}, {"message", e.message}});
   }
+  out["code_quality_tool"] = model.code_quality_tool;
+  out["code_quality_note"] = model.code_quality_note;
   out["environment"] = model.environment;
   out["device"] = model.device;
   out["labels"] = model.labels;
   return out;
 }
 
-void write_json_exports(const ReportModel& model, const std::filesystem::path& dir) {
+Json kbx_results_json(const ReportModel& model) {
+  std::vector<bool> kept(model.rows.size(), false);
+  for (std::size_t i : model.task_rows) {
+    kept[i] = true;
+  }
+  Json out = Json::object();
+  out["format"] = "kbx-results/1";
+  out["summary"] = kbx_summary_json(model);
+  out["submissions"] = Json::array();
+  for (std::size_t i = 0; i < model.rows.size(); ++i) {
+    out["submissions"].push_back(row_json(model.rows[i], kept[i]));
+  }
+  return out;
+}
+
+void write_exports(const ReportModel& model, const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -137,6 +254,8 @@ void write_json_exports(const ReportModel& model, const std::filesystem::path& d
   }
   write_file_atomic(dir / "metrics.json", dump_file(metrics_json(model)));
   write_file_atomic(dir / "summary.json", dump_file(summary_json(model)));
+  write_file_atomic(dir / "kbx-results.json", dump_file(kbx_results_json(model)));
+  write_file_atomic(dir / "kbx-results.csv", kbx_results_csv(model));
 }
 
 }  // namespace kbx::report

@@ -111,6 +111,8 @@ WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord*
     w.params = model->params;
     w.bytes = model->bytes;
     w.flops = model->flops;
+    w.input_size = model->input_size;
+    w.dtype = model->dtype;
   }
   w.candidate_ms = stats::summarize(candidate.samples_ms);
   if (reference != nullptr) {
@@ -149,20 +151,23 @@ std::string missing_perf_data(const SubmissionRow& row, const EvaluationRecord& 
   return {};
 }
 
-// KernelBench-X's per-submission aggregates: means over workloads; speedup a ratio of sums.
+// KernelBench-X's per-submission aggregates: sums of medians, rates and the speedup as ratios of
+// sums, avg_speedup the mean of the workloads' speedups.
 void fill_aggregates(SubmissionRow& row) {
-  std::vector<double> candidate, reference, gbs, tflops;
+  double bytes = 0;
+  double flops = 0;
+  std::vector<double> speedups;
   for (const WorkloadRow& w : row.workloads) {
-    candidate.push_back(w.candidate_ms.median);
-    reference.push_back(w.reference_ms.median);
-    gbs.push_back(w.gbs);
-    tflops.push_back(w.tflops);
+    row.runtime_ms += w.candidate_ms.median;
+    row.ref_runtime_ms += w.reference_ms.median;
+    bytes += w.bytes;
+    flops += w.flops;
+    speedups.push_back(w.speedup);
   }
-  row.runtime_ms = stats::arithmetic_mean(candidate);
-  row.ref_runtime_ms = stats::arithmetic_mean(reference);
-  row.gbs = stats::arithmetic_mean(gbs);
-  row.tflops = stats::arithmetic_mean(tflops);
-  row.speedup = row.ref_runtime_ms / row.runtime_ms;  // equal to the ratio of sums
+  row.gbs = per_second(bytes, 1e9, row.runtime_ms);
+  row.tflops = per_second(flops, 1e12, row.runtime_ms);
+  row.speedup = row.ref_runtime_ms / row.runtime_ms;
+  row.avg_speedup = stats::arithmetic_mean(speedups);
 }
 
 // The speedup's interval and verdict from the raw samples, seeded by the task key.
@@ -223,6 +228,10 @@ SubmissionRow make_row(const store::SubmissionRecord& s, const TaskRecord* task,
   row.category = category_of(s.task_key, task);
   row.submission_id = s.id;
   row.origin = s.origin;
+  row.code = s.code;
+  if (task != nullptr && !task->workloads.empty()) {
+    row.dtype = task->workloads.front().dtype;
+  }
   row.outcome = pending_outcome;
   if (e != nullptr) {
     fill_evaluation(row, *e, task, references, bootstrap);
@@ -261,6 +270,8 @@ void count_fast_p(Totals& t, const SubmissionRow& r) {
   t.fast_2_pass += low > 2 ? 1 : 0;
 }
 
+}  // namespace
+
 Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
   Totals t;
   t.total = static_cast<int>(rows.size());
@@ -288,6 +299,8 @@ Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
   t.geomean_speedup = stats::geometric_mean(speedups);
   return t;
 }
+
+namespace {
 
 std::vector<std::pair<std::string, Totals>> category_totals(
     const std::vector<SubmissionRow>& rows) {
@@ -352,7 +365,79 @@ std::string devices_of(const std::vector<EvaluationRecord>& evaluations) {
   return fmt::format("{}", fmt::join(devices, ", "));
 }
 
+// How far a row got: correct, ran, failed, not evaluated.
+int progress_rank(const SubmissionRow& r) {
+  if (r.exe_ok) {
+    return 3;
+  }
+  if (r.call_ok) {
+    return 2;
+  }
+  return r.outcome == pending_outcome ? 0 : 1;
+}
+
+// The rows metrics.json keeps, one per task in order of first appearance.
+std::vector<std::size_t> rows_kept_per_task(const std::vector<SubmissionRow>& rows) {
+  std::vector<std::size_t> kept;
+  std::map<std::string, std::size_t> slot_of_task;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto [it, fresh] = slot_of_task.emplace(rows[i].file, kept.size());
+    if (fresh) {
+      kept.push_back(i);
+    } else if (keep_for_task(rows[i], rows[kept[it->second]])) {
+      kept[it->second] = i;
+    }
+  }
+  return kept;
+}
+
+std::optional<double> number_or_null(const Json& j, const char* key) {
+  if (j.contains(key) && j[key].is_number()) {
+    return j[key].get<double>();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string ReportModel::method() const {
+  auto it = labels.find("method");
+  return it == labels.end() ? "" : it->second;
+}
+
+bool keep_for_task(const SubmissionRow& a, const SubmissionRow& b) {
+  if (progress_rank(a) != progress_rank(b)) {
+    return progress_rank(a) > progress_rank(b);
+  }
+  if (a.perf_ok != b.perf_ok) {
+    return a.perf_ok;
+  }
+  return a.perf_ok && a.speedup > b.speedup;
+}
+
+void attach_code_quality(ReportModel& model, const Json& reply) {
+  const Json* results =
+      reply.contains("results") && reply["results"].is_object() ? &reply["results"] : nullptr;
+  if (reply.contains("radon") && reply["radon"].is_string()) {
+    model.code_quality_tool = "radon " + reply["radon"].get<std::string>();
+  }
+  model.code_quality_note = reply.value("note", std::string());
+  for (SubmissionRow& row : model.rows) {
+    if (results == nullptr || !results->contains(row.submission_id)) {
+      continue;
+    }
+    const Json& r = (*results)[row.submission_id];
+    if (!r.is_object()) {
+      continue;
+    }
+    row.code_quality.complexity = number_or_null(r, "code_quality");
+    row.code_quality.maintainability = number_or_null(r, "maintainability");
+    row.code_quality.error = r.value("error", std::string());
+  }
+  if (model.code_quality_note.empty() && results == nullptr) {
+    model.code_quality_note = "the code-quality step gave no results";
+  }
+}
 
 ReportModel build_report_model(store::Database& db) {
   std::map<std::string, TaskRecord> tasks;
@@ -395,6 +480,12 @@ ReportModel build_report_model(store::Database& db) {
   }
   model.categories = category_totals(model.rows);
   model.overall = make_totals(all);
+  model.task_rows = rows_kept_per_task(model.rows);
+  std::vector<const SubmissionRow*> kept;
+  for (std::size_t i : model.task_rows) {
+    kept.push_back(&model.rows[i]);
+  }
+  model.task_totals = make_totals(kept);
   model.outcomes = count_outcomes(model.rows);
   model.input_errors = distinct_input_errors(db);
   model.environment = latest_environment(db);

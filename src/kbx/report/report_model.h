@@ -1,6 +1,7 @@
 // ReportModel: everything a report shows, derived from the store alone (reports never run code).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ struct WorkloadRow {
   Json params = Json::object();
   double bytes = 0;
   double flops = 0;
+  Json input_size =
+      Json::array();  ///< the tensor arguments' shapes; empty in stores before schema 6
+  std::string dtype;  ///< the first tensor argument's dtype ("float32"), or empty
   stats::Summary candidate_ms;
   stats::Summary reference_ms;
   double gbs = 0;      ///< bytes / candidate median
@@ -36,12 +40,24 @@ struct WorkloadRow {
   bool host_synchronising = false;
 };
 
-/// One submission's line in metrics.json (KernelBench-X field names first).
+/// The code-quality figures of one submission (radon, docs/metrics.md); absent when not measured.
+struct CodeQuality {
+  std::optional<double> complexity;       ///< metrics.json's code_quality
+  std::optional<double> maintainability;  ///< metrics.json's maintainability
+  std::string error;                      ///< why this submission has none (it does not parse)
+};
+
+/// One submission: a record of kbx-results.json, and metrics.json's record of its task when it is
+/// the one kept for the task (ReportModel::task_rows).
 struct SubmissionRow {
   std::string file;  ///< task key, "Math/softmax.py"
   std::string category;
   std::string submission_id;
   std::string origin;
+  std::string code;  ///< the source kbx ran
+  /// The task's perf dtype: its first workload's first tensor argument's ("float32"); empty when
+  /// the task has no workloads or the store predates schema 6.
+  std::string dtype;
   bool call_ok = false;
   bool exe_ok = false;
   bool perf_ok = false;  ///< the evaluation's, and the store holds samples for every workload
@@ -50,11 +66,14 @@ struct SubmissionRow {
   std::string reason;
   std::string detail;
   std::string perf_note;
-  double runtime_ms = 0;      ///< mean over workloads of the candidate's median ms
+  // Aggregates over the perf workloads, set with perf_ok (0 otherwise), with the public
+  // harness's meanings.
+  double runtime_ms = 0;      ///< sum over workloads of the candidate's median ms
   double ref_runtime_ms = 0;  ///< the same for the reference
-  double gbs = 0;             ///< mean over workloads
-  double tflops = 0;          ///< mean over workloads
+  double gbs = 0;             ///< sum of bytes / sum of candidate medians, in GB/s
+  double tflops = 0;          ///< sum of FLOPs / sum of candidate medians, in TFLOP/s
   double speedup = 0;         ///< sum of reference medians / sum of candidate medians
+  double avg_speedup = 0;     ///< arithmetic mean over workloads of reference / candidate median
   /// The speedup's 95% bootstrap interval (stats/bootstrap.h); perf_ok rows with two samples or
   /// more per side and workload, else absent.
   std::optional<stats::Interval> speedup_ci;
@@ -67,6 +86,7 @@ struct SubmissionRow {
   /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
   /// candidate (table generations). They override the run's labels of the same name.
   std::map<std::string, std::string> labels;
+  CodeQuality code_quality;  ///< filled by attach_code_quality; empty without it
 };
 
 /// Pass counts and speedups for a set of rows (a category, or everything).
@@ -96,6 +116,11 @@ struct Totals {
 
 struct ReportModel {
   std::vector<SubmissionRow> rows;  ///< in source order
+  /// One row per task (indices into `rows`, in order of the task's first submission): the one
+  /// metrics.json keeps when several submissions share a task (keep_for_task).
+  std::vector<std::size_t> task_rows;
+  /// Totals over `task_rows`: summary.json's figures (total = distinct tasks).
+  Totals task_totals;
   std::vector<std::pair<std::string, Totals>> categories;  ///< sorted by category name
   Totals overall;
   /// Rows per outcome, known outcomes first in a fixed order (ok, incorrect, ..., pending), then
@@ -107,7 +132,26 @@ struct ReportModel {
   std::string device;
   /// The run's labels (`kbx eval --method/--model/--round/--label`), from its stored identity.
   std::map<std::string, std::string> labels;
+  /// What measured code quality ("radon 6.0.1"), or empty; and why figures are missing, if so.
+  std::string code_quality_tool;
+  std::string code_quality_note;
+
+  /// The run's --method label, or "" (metrics.json's `method`).
+  [[nodiscard]] std::string method() const;
 };
+
+/// True when `a` is a better record of its task than `b` for metrics.json: correct before merely
+/// running before failing before pending, then timed before untimed, then the higher speedup;
+/// ties keep `b` (the earlier submission).
+bool keep_for_task(const SubmissionRow& a, const SubmissionRow& b);
+
+/// Pass counts and speedups over `rows`.
+Totals make_totals(const std::vector<const SubmissionRow*>& rows);
+
+/// Reads the code-quality step's reply (python/kbx_worker/code_quality.py: {"radon", "note",
+/// "results": {id: {code_quality, maintainability, error}}}) into the rows, by submission id.
+/// A reply without figures leaves them empty and sets the model's note.
+void attach_code_quality(ReportModel& model, const Json& reply);
 
 /// Reads the store and derives every statistic. Pure apart from the reads.
 ReportModel build_report_model(store::Database& db);

@@ -19,6 +19,7 @@
 #include "kbx/compare/tolerance.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
+#include "kbx/run/code_quality.h"
 #include "kbx/run/evaluate.h"
 #include "kbx/run/reference_service.h"
 #include "kbx/sandbox/worker_pool.h"
@@ -89,6 +90,31 @@ struct PlanItem {
   const suite::Task* task = nullptr;
 };
 
+// The shapes of every tensor in a resolved call template, depth first, and the first one's dtype
+// (what the public harness reports as a workload's input_size and dtype).
+void collect_tensor_inputs(const Json& value, Json& shapes, std::string& dtype) {
+  if (value.is_object() && value.size() == 1 && value.contains("tensor")) {
+    const Json& spec = value["tensor"];
+    shapes.push_back(spec.value("shape", Json::array()));
+    if (dtype.empty() && spec.contains("dtype") && spec["dtype"].is_string()) {
+      dtype = spec["dtype"].get<std::string>();
+    }
+    return;
+  }
+  if (value.is_array() || value.is_object()) {
+    for (const Json& item : value) {
+      collect_tensor_inputs(item, shapes, dtype);
+    }
+  }
+}
+
+store::WorkloadRecord workload_record(const suite::Workload& w) {
+  store::WorkloadRecord r{w.index, w.params, w.bytes, w.flops, Json::array(), ""};
+  collect_tensor_inputs(w.args, r.input_size, r.dtype);
+  collect_tensor_inputs(w.kwargs, r.input_size, r.dtype);
+  return r;
+}
+
 store::TaskRecord task_record(const suite::Task& t) {
   store::TaskRecord r;
   r.key = t.key;
@@ -97,7 +123,7 @@ store::TaskRecord task_record(const suite::Task& t) {
   r.version = t.version;
   r.case_count = static_cast<int>(t.cases.size());
   for (const auto& w : t.workloads) {
-    r.workloads.push_back({w.index, w.params, w.bytes, w.flops});
+    r.workloads.push_back(workload_record(w));
   }
   return r;
 }
@@ -546,7 +572,13 @@ RunSummary run_submissions(const RunOptions& options, const suite::Suite& suite,
   }
   summary.interrupted = stop.load();
   db->end_session(session_id, summary.interrupted ? "interrupted" : "finished");
-  report::write_json_exports(report::build_report_model(*db), options.out_dir);
+  auto model = report::build_report_model(*db);
+  CodeQualityStep quality{options.python, options.worker_path};
+  report::attach_code_quality(model, measure_code_quality(quality, model));
+  if (!model.code_quality_note.empty()) {
+    progress.on_status("note: " + model.code_quality_note);
+  }
+  report::write_exports(model, options.out_dir);
   return summary;
 }
 

@@ -104,10 +104,12 @@ SessionRecord read_session(const Statement& st) {
 
 void insert_workloads(Connection conn, const TaskRecord& task) {
   Statement st(conn,
-               "INSERT INTO workloads (task_key, workload_index, params_json, bytes, flops) "
-               "VALUES (?, ?, ?, ?, ?)");
+               "INSERT INTO workloads (task_key, workload_index, params_json, bytes, flops, "
+               "input_size_json, dtype) VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (const WorkloadRecord& w : task.workloads) {
-    st.bind_all(task.key, w.index, detail::dump_json(w.params), w.bytes, w.flops).run();
+    st.bind_all(task.key, w.index, detail::dump_json(w.params), w.bytes, w.flops,
+                detail::dump_json(w.input_size), w.dtype)
+        .run();
   }
 }
 
@@ -259,11 +261,11 @@ std::vector<TaskRecord> Database::tasks() {
     out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.int32(4), {}});
   }
   Statement wl(conn,
-               "SELECT task_key, workload_index, params_json, bytes, flops FROM workloads "
-               "ORDER BY task_key, workload_index");
+               "SELECT task_key, workload_index, params_json, bytes, flops, input_size_json, dtype "
+               "FROM workloads ORDER BY task_key, workload_index");
   while (wl.step()) {
     out[by_key.at(wl.text(0))].workloads.push_back(
-        {wl.int32(1), wl.json(2), wl.real(3), wl.real(4)});
+        {wl.int32(1), wl.json(2), wl.real(3), wl.real(4), wl.json(5), wl.text(6)});
   }
   return out;
 }

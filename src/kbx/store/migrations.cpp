@@ -235,13 +235,21 @@ CREATE TABLE generations (
 CREATE INDEX generations_by_submission ON generations (submission_id);
 )sql";
 
-constexpr std::array<Migration, 6> all_migrations{{
+// Version 7: each workload's input sizes and dtype as the public harness reports them (the shapes
+// of the call's tensor arguments, in order, and the first one's dtype).
+constexpr const char* workload_inputs_sql = R"sql(
+ALTER TABLE workloads ADD COLUMN input_size_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE workloads ADD COLUMN dtype TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 7> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
     {4, "timing_method", timing_method_sql},
     {5, "adjacent_reference", adjacent_reference_sql},
     {6, "generation", generation_sql},
+    {7, "workload_inputs", workload_inputs_sql},
 }};
 
 }  // namespace

@@ -27,6 +27,9 @@ struct WorkloadRecord {
   Json params = Json::object();  ///< the workload's named parameters, e.g. {"M": 1024, "N": 16}
   double bytes = 0;
   double flops = 0;
+  /// The shapes of the workload's tensor arguments in call order (depth first), `[[64, 64], [64]]`.
+  Json input_size = Json::array();
+  std::string dtype;  ///< the first tensor argument's dtype ("float32"); empty when none
 };
 
 /// A task as this run saw it.

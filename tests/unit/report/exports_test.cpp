@@ -1,4 +1,5 @@
-// Tests of metrics.json and summary.json: field names, order and values, and the atomic writes.
+// Tests of the exports: metrics.json and summary.json in the public shape, kbx-results.json and
+// kbx-results.csv, and the atomic writes.
 #include "kbx/report/exports.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +38,8 @@ Totals totals(int total, int call_pass, int exe_pass, int perf_pass, double spee
   return t;
 }
 
-// Three rows: Math/add.py ok (one workload), Conv/conv2d.py incorrect, Conv/pool.py pending.
+// Four rows: Math/add.py ok (one workload, code quality measured), Conv/conv2d.py incorrect,
+// Conv/pool.py pending, and a second Math/add.py that failed to compile (not kept for its task).
 ReportModel sample_model() {
   ReportModel m;
   SubmissionRow ok;
@@ -45,6 +47,8 @@ ReportModel sample_model() {
   ok.category = "Math";
   ok.submission_id = "sA";
   ok.origin = "preds.jsonl:1";
+  ok.code = "def add(a, b):\n    return a + b\n";
+  ok.dtype = "float16";
   ok.call_ok = ok.exe_ok = ok.perf_ok = ok.triton_ok = true;
   ok.outcome = "ok";
   ok.runtime_ms = 2;
@@ -52,11 +56,15 @@ ReportModel sample_model() {
   ok.gbs = 2000;
   ok.tflops = 1000;
   ok.speedup = 3;
+  ok.avg_speedup = 3;
   ok.speedup_ci = stats::Interval{2.5, 3.5};
   ok.speedup_verdict = stats::SpeedupVerdict::faster;
+  ok.code_quality = {1.0, 75.5, ""};
   WorkloadRow w;
   w.index = 0;
   w.params = {{"N", 1}};
+  w.input_size = Json::parse("[[1024], [1024]]");
+  w.dtype = "float16";
   w.bytes = 4e9;
   w.flops = 2e12;
   std::vector<double> candidate = {3, 1, 2};
@@ -73,10 +81,11 @@ ReportModel sample_model() {
   bad.category = "Conv";
   bad.submission_id = "sC";
   bad.origin = "preds.jsonl:2";
+  bad.code = "x = 1";
   bad.call_ok = true;
   bad.outcome = "incorrect";
   bad.reason = "mismatch";
-  bad.detail = "max abs err 0.5";
+  bad.detail = "max abs err 0.5, at \"out[0]\"";
   bad.perf_note = "perf skipped: incorrect";
 
   SubmissionRow pending;
@@ -86,191 +95,251 @@ ReportModel sample_model() {
   pending.origin = "preds.jsonl:3";
   pending.outcome = "pending";
 
-  m.rows = {ok, bad, pending};
-  m.categories = {{"Conv", totals(2, 1, 0, 0, 0, 0)}, {"Math", totals(1, 1, 1, 1, 3, 1)}};
-  m.overall = totals(3, 2, 1, 1, 3, 1);
-  m.outcomes = {{"ok", 1}, {"incorrect", 1}, {"pending", 1}};
+  SubmissionRow again;
+  again.file = "Math/add.py";
+  again.category = "Math";
+  again.submission_id = "sA2";
+  again.origin = "preds.jsonl:4";
+  again.outcome = "compile_error";
+  again.reason = "SyntaxError";
+
+  m.rows = {ok, bad, pending, again};
+  m.task_rows = {0, 1, 2};
+  m.task_totals = totals(3, 2, 1, 1, 3, 1);
+  m.categories = {{"Conv", totals(2, 1, 0, 0, 0, 0)}, {"Math", totals(2, 1, 1, 1, 3, 1)}};
+  m.overall = totals(4, 2, 1, 1, 3, 1);
+  m.outcomes = {{"ok", 1}, {"incorrect", 1}, {"compile_error", 1}, {"pending", 1}};
   m.input_errors = {{1, "preds.jsonl:7", "not JSON"}};
   m.environment = {{"gpu", "NVIDIA H200"}};
   m.device = "cuda:0 NVIDIA H200";
+  m.labels = {{"method", "reflexion"}};
+  m.code_quality_tool = "radon 6.0.1";
   return m;
 }
 
-TEST(MetricsJson, EachRowHasKernelBenchXFieldsFirstThenKbxFields) {
+// ---- metrics.json -------------------------------------------------------------------------
+
+TEST(MetricsJson, IsAnObjectKeyedByTaskFileWithOneRecordPerTask) {
   Json metrics = metrics_json(sample_model());
-  ASSERT_TRUE(metrics.is_array());
-  ASSERT_EQ(metrics.size(), 3U);
-  std::vector<std::string> expected = {
-      "file",           "call_ok",         "exe_ok",          "perf_ok",       "runtime_ms",
-      "gbs",            "tflops",          "speedup",         "category",      "outcome",
-      "reason",         "detail",          "triton_ok",       "perf_note",     "ref_runtime_ms",
-      "speedup_ci_low", "speedup_ci_high", "speedup_verdict", "host_synchronising",
-      "submission_id",  "origin",          "workloads"};
-  for (const Json& row : metrics) {
-    EXPECT_EQ(keys_of(row), expected);
+  ASSERT_TRUE(metrics.is_object());
+  EXPECT_EQ(keys_of(metrics),
+            (std::vector<std::string>{"Math/add.py", "Conv/conv2d.py", "Conv/pool.py"}));
+  EXPECT_EQ(metrics["Math/add.py"]["exe_ok"], true);  // the kept row, not the later failure
+}
+
+TEST(MetricsJson, EachRecordHasExactlyThePublicFields) {
+  std::vector<std::string> expected = {"call_ok", "exe_ok",       "perf_ok",        "method",
+                                       "speedup", "avg_speedup",  "runtime_ms",     "gbs",
+                                       "tflops",  "dtype",        "performance",    "error",
+                                       "code",    "code_quality", "maintainability"};
+  Json metrics = metrics_json(sample_model());
+  for (const auto& item : metrics.items()) {
+    EXPECT_EQ(keys_of(item.value()), expected) << item.key();
   }
 }
 
-TEST(MetricsJson, AnOkRowCarriesItsNumbersAndPerWorkloadStatistics) {
-  Json row = metrics_json(sample_model())[0];
-  EXPECT_EQ(row["file"], "Math/add.py");
-  EXPECT_EQ(row["call_ok"], true);
-  EXPECT_EQ(row["exe_ok"], true);
-  EXPECT_EQ(row["perf_ok"], true);
-  EXPECT_EQ(row["runtime_ms"], 2.0);
-  EXPECT_EQ(row["gbs"], 2000.0);
-  EXPECT_EQ(row["tflops"], 1000.0);
-  EXPECT_EQ(row["speedup"], 3.0);
-  EXPECT_EQ(row["category"], "Math");
-  EXPECT_EQ(row["outcome"], "ok");
-  EXPECT_EQ(row["triton_ok"], true);
-  EXPECT_EQ(row["ref_runtime_ms"], 6.0);
-  EXPECT_EQ(row["speedup_ci_low"], 2.5);
-  EXPECT_EQ(row["speedup_ci_high"], 3.5);
-  EXPECT_EQ(row["speedup_verdict"], "faster");
-  EXPECT_EQ(row["host_synchronising"], false);
-  EXPECT_EQ(row["submission_id"], "sA");
-  EXPECT_EQ(row["origin"], "preds.jsonl:1");
-  ASSERT_EQ(row["workloads"].size(), 1U);
-  const Json& w = row["workloads"][0];
-  EXPECT_EQ(keys_of(w), (std::vector<std::string>{"index", "params", "bytes", "flops", "runtime_ms",
-                                                  "runtime_ms_q1", "runtime_ms_q3", "n_samples",
-                                                  "ref_runtime_ms", "gbs", "tflops", "speedup",
-                                                  "host_synchronising"}));
-  EXPECT_EQ(w["index"], 0);
+TEST(MetricsJson, ATimedRecordCarriesItsFiguresAndPerWorkloadPerformance) {
+  Json r = metrics_json(sample_model())["Math/add.py"];
+  EXPECT_EQ(r["call_ok"], true);
+  EXPECT_EQ(r["perf_ok"], true);
+  EXPECT_EQ(r["method"], "reflexion");
+  EXPECT_EQ(r["speedup"], 3.0);
+  EXPECT_EQ(r["avg_speedup"], 3.0);
+  EXPECT_EQ(r["runtime_ms"], 2.0);
+  EXPECT_EQ(r["gbs"], 2000.0);
+  EXPECT_EQ(r["tflops"], 1000.0);
+  EXPECT_EQ(r["dtype"], "torch.float16");
+  EXPECT_EQ(r["error"], "");
+  EXPECT_EQ(r["code"], "def add(a, b):\n    return a + b\n");
+  EXPECT_EQ(r["code_quality"], 1.0);
+  EXPECT_EQ(r["maintainability"], 75.5);
+  ASSERT_EQ(r["performance"].size(), 1U);
+  EXPECT_EQ(r["performance"][0], Json::parse(R"({"input_size": [[1024], [1024]], "ms": 2.0,
+                                                  "GB/s": 2000.0, "TFLOPS": 1000.0})"));
+}
+
+TEST(MetricsJson, MissingFiguresAreNAAndTheErrorSaysWhatWentWrong) {
+  Json metrics = metrics_json(sample_model());
+  const Json& bad = metrics["Conv/conv2d.py"];
+  for (const char* field : {"speedup", "avg_speedup", "runtime_ms", "gbs", "tflops", "dtype",
+                            "code_quality", "maintainability"}) {
+    EXPECT_EQ(bad[field], "N/A") << field;
+  }
+  EXPECT_EQ(bad["performance"], Json::array());
+  EXPECT_EQ(bad["call_ok"], true);
+  EXPECT_EQ(bad["exe_ok"], false);
+  EXPECT_EQ(bad["error"], "incorrect (mismatch): max abs err 0.5, at \"out[0]\"");
+  EXPECT_EQ(metrics["Conv/pool.py"]["error"], "pending: not evaluated yet");
+  EXPECT_EQ(metrics["Conv/pool.py"]["method"], "reflexion");
+}
+
+TEST(MetricsJson, AWorkloadWithoutRecordedInputSizesSaysNA) {
+  ReportModel m = sample_model();
+  m.rows[0].workloads[0].input_size = Json::array();
+  EXPECT_EQ(metrics_json(m)["Math/add.py"]["performance"][0]["input_size"], "N/A");
+}
+
+TEST(MetricsJson, AnUnlabelledRunHasAnEmptyMethod) {
+  ReportModel m = sample_model();
+  m.labels.clear();
+  EXPECT_EQ(metrics_json(m)["Math/add.py"]["method"], "");
+}
+
+// ---- summary.json -------------------------------------------------------------------------
+
+TEST(SummaryJson, HasExactlyThePublicFieldsOverDistinctTasksWithPercentRates) {
+  Json summary = summary_json(sample_model());
+  EXPECT_EQ(keys_of(summary),
+            (std::vector<std::string>{"total", "call_pass", "call_rate", "exe_pass", "exe_rate",
+                                      "perf_pass", "perf_rate", "avg_speedup_global",
+                                      "avg_speedup_per_task"}));
+  EXPECT_EQ(summary["total"], 3);  // three tasks, four submissions
+  EXPECT_EQ(summary["call_pass"], 2);
+  EXPECT_EQ(summary["call_rate"], 66.7);  // percent, one decimal
+  EXPECT_EQ(summary["exe_pass"], 1);
+  EXPECT_EQ(summary["exe_rate"], 33.3);
+  EXPECT_EQ(summary["perf_pass"], 1);
+  EXPECT_EQ(summary["perf_rate"], 33.3);
+  EXPECT_EQ(summary["avg_speedup_global"], 3.0);
+  EXPECT_EQ(summary["avg_speedup_per_task"], 3.0);
+}
+
+TEST(SummaryJson, WithoutRowsRatesAreZeroAndSpeedupsNA) {
+  Json summary = summary_json(ReportModel{});
+  EXPECT_EQ(summary["total"], 0);
+  EXPECT_EQ(summary["call_rate"], 0.0);
+  EXPECT_EQ(summary["exe_rate"], 0.0);
+  EXPECT_EQ(summary["perf_rate"], 0.0);
+  EXPECT_EQ(summary["avg_speedup_global"], "N/A");
+  EXPECT_EQ(summary["avg_speedup_per_task"], "N/A");
+}
+
+// ---- kbx-results.json ---------------------------------------------------------------------
+
+TEST(KbxResultsJson, HoldsEverySubmissionInSourceOrderAndMarksTheOnesInMetricsJson) {
+  Json results = kbx_results_json(sample_model());
+  EXPECT_EQ(results["format"], "kbx-results/1");
+  const Json& subs = results["submissions"];
+  ASSERT_EQ(subs.size(), 4U);
+  std::vector<std::string> ids;
+  std::vector<bool> kept;
+  for (const Json& s : subs) {
+    ids.push_back(s["submission_id"]);
+    kept.push_back(s["in_metrics_json"]);
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"sA", "sC", "sD", "sA2"}));
+  EXPECT_EQ(kept, (std::vector<bool>{true, true, true, false}));
+}
+
+TEST(KbxResultsJson, ASubmissionRecordKeepsKbxsFiguresWithNullForMissingOnes) {
+  Json subs = kbx_results_json(sample_model())["submissions"];
+  const Json& a = subs[0];
+  EXPECT_EQ(a["file"], "Math/add.py");
+  EXPECT_EQ(a["outcome"], "ok");
+  EXPECT_EQ(a["speedup"], 3.0);
+  EXPECT_EQ(a["avg_speedup"], 3.0);
+  EXPECT_EQ(a["ref_runtime_ms"], 6.0);
+  EXPECT_EQ(a["speedup_ci_low"], 2.5);
+  EXPECT_EQ(a["speedup_ci_high"], 3.5);
+  EXPECT_EQ(a["speedup_verdict"], "faster");
+  EXPECT_EQ(a["code_quality"], 1.0);
+  EXPECT_EQ(a["maintainability"], 75.5);
+  EXPECT_EQ(a["origin"], "preds.jsonl:1");
+  ASSERT_EQ(a["workloads"].size(), 1U);
+  const Json& w = a["workloads"][0];
   EXPECT_EQ(w["params"], Json({{"N", 1}}));
-  EXPECT_EQ(w["bytes"], 4e9);
-  EXPECT_EQ(w["flops"], 2e12);
+  EXPECT_EQ(w["input_size"], Json::parse("[[1024], [1024]]"));
+  EXPECT_EQ(w["dtype"], "float16");
   EXPECT_EQ(w["runtime_ms"], 2.0);
   EXPECT_EQ(w["runtime_ms_q1"], 1.5);
   EXPECT_EQ(w["runtime_ms_q3"], 2.5);
   EXPECT_EQ(w["n_samples"], 3);
   EXPECT_EQ(w["ref_runtime_ms"], 6.0);
   EXPECT_EQ(w["speedup"], 3.0);
+  const Json& bad = subs[1];
+  EXPECT_EQ(bad["reason"], "mismatch");
+  EXPECT_EQ(bad["perf_note"], "perf skipped: incorrect");
+  EXPECT_EQ(bad["speedup_verdict"], "none");
+  EXPECT_TRUE(bad["speedup_ci_low"].is_null());
+  EXPECT_TRUE(bad["code_quality"].is_null());
+  EXPECT_EQ(subs[2]["outcome"], "pending");
 }
 
-TEST(MetricsJson, FailedAndPendingRowsHaveZerosAndTheirVerdict) {
-  Json metrics = metrics_json(sample_model());
-  EXPECT_EQ(metrics[1]["outcome"], "incorrect");
-  EXPECT_EQ(metrics[1]["reason"], "mismatch");
-  EXPECT_EQ(metrics[1]["detail"], "max abs err 0.5");
-  EXPECT_EQ(metrics[1]["perf_note"], "perf skipped: incorrect");
-  EXPECT_EQ(metrics[1]["call_ok"], true);
-  EXPECT_EQ(metrics[1]["exe_ok"], false);
-  EXPECT_EQ(metrics[2]["outcome"], "pending");
-  EXPECT_EQ(metrics[2]["call_ok"], false);
-  EXPECT_EQ(metrics[2]["speedup"], 0.0);
-  EXPECT_EQ(metrics[2]["runtime_ms"], 0.0);
-  EXPECT_EQ(metrics[2]["workloads"], Json::array());
-  EXPECT_EQ(metrics[1]["speedup_verdict"], "none");
-  EXPECT_TRUE(metrics[1]["speedup_ci_low"].is_null());
-  EXPECT_TRUE(metrics[1]["speedup_ci_high"].is_null());
-}
-
-TEST(MetricsJson, ATimedRowWithoutAnIntervalIsAmbiguousWithNullBounds) {
-  ReportModel m = sample_model();
-  m.rows[0].speedup_ci.reset();
-  m.rows[0].speedup_verdict = stats::SpeedupVerdict::ambiguous;
-  Json row = metrics_json(m)[0];
-  EXPECT_EQ(row["speedup"], 3.0);
-  EXPECT_TRUE(row["speedup_ci_low"].is_null());
-  EXPECT_TRUE(row["speedup_ci_high"].is_null());
-  EXPECT_EQ(row["speedup_verdict"], "ambiguous");
-}
-
-TEST(SummaryJson, HasTheTotalsRatesAndBlocksInOrder) {
-  Json summary = summary_json(sample_model());
-  EXPECT_EQ(
-      keys_of(summary),
-      (std::vector<std::string>{
-          "total", "call_pass", "call_rate", "exe_pass", "exe_rate", "perf_pass", "perf_rate",
-          "avg_speedup_global", "avg_speedup_per_task", "geomean_speedup", "faster_than_reference",
-          "speedup_verdicts", "fast_0", "fast_1", "fast_1_5", "fast_2", "categories", "outcomes",
-          "input_errors", "environment", "device", "labels"}));
-  EXPECT_EQ(summary["total"], 3);
-  EXPECT_EQ(summary["call_pass"], 2);
-  EXPECT_DOUBLE_EQ(summary["call_rate"].get<double>(), 2.0 / 3.0);  // a fraction, not percent
-  EXPECT_EQ(summary["exe_pass"], 1);
-  EXPECT_DOUBLE_EQ(summary["exe_rate"].get<double>(), 1.0 / 3.0);
-  EXPECT_EQ(summary["perf_pass"], 1);
-  EXPECT_DOUBLE_EQ(summary["perf_rate"].get<double>(), 1.0 / 3.0);
-  EXPECT_EQ(summary["avg_speedup_global"], 3.0);
-  EXPECT_EQ(summary["avg_speedup_per_task"], 3.0);
+TEST(KbxResultsJson, ItsSummaryHasKbxsTotalsOverEverySubmissionAsFractions) {
+  Json summary = kbx_results_json(sample_model())["summary"];
+  EXPECT_EQ(summary, kbx_summary_json(sample_model()));
+  EXPECT_EQ(summary["total"], 4);
+  EXPECT_EQ(summary["tasks"], 3);
+  EXPECT_DOUBLE_EQ(summary["call_rate"].get<double>(), 0.5);  // a fraction
   EXPECT_EQ(summary["geomean_speedup"], 3.0);
-  EXPECT_EQ(summary["faster_than_reference"], 1);
   EXPECT_EQ(summary["speedup_verdicts"].dump(),
-            R"({"faster":1,"same":0,"slower":0,"ambiguous":0,"none":2})");
-  EXPECT_DOUBLE_EQ(summary["fast_0"].get<double>(), 1.0 / 3.0);  // exe_rate
-  EXPECT_DOUBLE_EQ(summary["fast_1"].get<double>(), 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(summary["fast_1_5"].get<double>(), 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(summary["fast_2"].get<double>(), 1.0 / 3.0);
-  EXPECT_EQ(summary["outcomes"].dump(), R"({"ok":1,"incorrect":1,"pending":1})");
+            R"({"faster":1,"same":0,"slower":0,"ambiguous":0,"none":3})");
+  EXPECT_DOUBLE_EQ(summary["fast_1"].get<double>(), 0.25);
+  EXPECT_EQ(keys_of(summary["categories"]), (std::vector<std::string>{"Conv", "Math"}));
+  EXPECT_EQ(summary["categories"]["Conv"]["call_rate"], 0.5);
+  EXPECT_EQ(summary["outcomes"]["compile_error"], 1);
   EXPECT_EQ(summary["input_errors"],
             Json::parse(R"([{"origin": "preds.jsonl:7", "message": "not JSON"}])"));
   EXPECT_EQ(summary["environment"], Json({{"gpu", "NVIDIA H200"}}));
   EXPECT_EQ(summary["device"], "cuda:0 NVIDIA H200");
+  EXPECT_EQ(summary["labels"], Json({{"method", "reflexion"}}));
+  EXPECT_EQ(summary["code_quality_tool"], "radon 6.0.1");
 }
 
-TEST(SummaryJson, CategoryBlocksHaveTheSameFieldsAsTheTotals) {
-  Json summary = summary_json(sample_model());
-  EXPECT_EQ(keys_of(summary["categories"]), (std::vector<std::string>{"Conv", "Math"}));
-  const Json& conv = summary["categories"]["Conv"];
-  std::vector<std::string> top = keys_of(summary);
-  top.resize(16);  // "total" ... "fast_2"
-  EXPECT_EQ(keys_of(conv), top);
-  EXPECT_EQ(conv["total"], 2);
-  EXPECT_EQ(conv["call_rate"], 0.5);
-  EXPECT_EQ(conv["exe_rate"], 0.0);
-  EXPECT_EQ(conv["geomean_speedup"], 0.0);
-  EXPECT_EQ(summary["categories"]["Math"]["perf_rate"], 1.0);
+// ---- kbx-results.csv ----------------------------------------------------------------------
+
+TEST(KbxResultsCsv, HasAHeaderAndOneQuotedLinePerSubmission) {
+  std::string csv = kbx_results_csv(sample_model());
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = csv.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(csv.substr(start, end - start));
+  }
+  ASSERT_EQ(lines.size(), 5U);
+  EXPECT_EQ(lines[0].substr(0, 45), "file,category,submission_id,origin,outcome,re");
+  EXPECT_EQ(lines[1],
+            "Math/add.py,Math,sA,preds.jsonl:1,ok,,true,true,true,true,2,6,3,3,2.5,3.5,faster,"
+            "2000,1000,1,75.5,true,");
+  EXPECT_EQ(lines[2],
+            "Conv/conv2d.py,Conv,sC,preds.jsonl:2,incorrect,mismatch,true,false,false,false,,,,,,"
+            ",none,,,,,true,\"max abs err 0.5, at \"\"out[0]\"\"\"");
+  EXPECT_EQ(lines[4].substr(0, 30), "Math/add.py,Math,sA2,preds.jso");
+  EXPECT_NE(lines[4].find(",false,"), std::string::npos);  // not in metrics.json
 }
 
-TEST(SummaryJson, RatesAreZeroWhenThereAreNoRows) {
-  Json summary = summary_json(ReportModel{});
-  EXPECT_EQ(summary["total"], 0);
-  EXPECT_EQ(summary["call_rate"], 0.0);
-  EXPECT_EQ(summary["exe_rate"], 0.0);
-  EXPECT_EQ(summary["perf_rate"], 0.0);
-  EXPECT_EQ(summary["fast_0"], 0.0);
-  EXPECT_EQ(summary["fast_2"], 0.0);
-  EXPECT_EQ(summary["categories"], Json::object());
-  EXPECT_EQ(summary["outcomes"], Json::object());
-  EXPECT_EQ(summary["labels"], Json::object());
-}
+// ---- the files ----------------------------------------------------------------------------
 
-TEST(SummaryJson, CarriesTheRunsLabels) {
-  ReportModel m;
-  m.labels = {{"model", "m1"}, {"round", "1"}};
-  EXPECT_EQ(summary_json(m)["labels"], (Json{{"model", "m1"}, {"round", "1"}}));
-}
-
-TEST(WriteJsonExports, WritesBothFilesAndLeavesNoTemporaryFiles) {
+TEST(WriteExports, WritesTheFourFilesAndLeavesNoTemporaryFiles) {
   ScopedTempDir dir;
   auto out = dir.path() / "report";  // created if missing
   ReportModel model = sample_model();
-  write_json_exports(model, out);
+  write_exports(model, out);
   EXPECT_EQ(Json::parse(kbx::testing::read_file(out / "metrics.json")), metrics_json(model));
   EXPECT_EQ(Json::parse(kbx::testing::read_file(out / "summary.json")), summary_json(model));
+  EXPECT_EQ(Json::parse(kbx::testing::read_file(out / "kbx-results.json")),
+            kbx_results_json(model));
+  EXPECT_EQ(kbx::testing::read_file(out / "kbx-results.csv"), kbx_results_csv(model));
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(out)) {
     names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"metrics.json", "summary.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"kbx-results.csv", "kbx-results.json", "metrics.json",
+                                             "summary.json"}));
 }
 
-TEST(WriteJsonExports, ReplacesFilesFromAnEarlierReport) {
+TEST(WriteExports, ReplacesFilesFromAnEarlierReport) {
   ScopedTempDir dir;
   dir.write("metrics.json", "stale and much longer than what replaces it ...................");
-  write_json_exports(ReportModel{}, dir.path());
-  EXPECT_EQ(kbx::testing::read_file(dir.path() / "metrics.json"), "[]\n");
+  write_exports(ReportModel{}, dir.path());
+  EXPECT_EQ(kbx::testing::read_file(dir.path() / "metrics.json"), "{}\n");
 }
 
-TEST(WriteJsonExports, AFolderThatCannotBeCreatedIsAnIoError) {
+TEST(WriteExports, AFolderThatCannotBeCreatedIsAnIoError) {
   ScopedTempDir dir;
   auto blocker = dir.write("file", "x");
   try {
-    write_json_exports(ReportModel{}, blocker / "sub");
+    write_exports(ReportModel{}, blocker / "sub");
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::io);

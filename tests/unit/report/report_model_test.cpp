@@ -68,10 +68,18 @@ struct Scenario {
                      "add",
                      "v1",
                      2,
-                     {{0, {{"N", 1}}, 4e9, 2e12}, {1, {{"N", 2}}, 8e9, 0}}});
-    db->upsert_task({"Math/mul.py", "Math", "mul", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e12}}});
-    db->upsert_task({"Conv/conv2d.py", "Conv", "conv2d", "v1", 1, {{0, {{"C", 3}}, 2e9, 8e12}}});
-    db->upsert_task({"Conv/pool.py", "Conv", "pool", "v1", 1, {{0, {{"C", 3}}, 1e9, 0}}});
+                     {{0, {{"N", 1}}, 4e9, 2e12, Json::parse("[[4, 8], [8]]"), "float16"},
+                      {1, {{"N", 2}}, 8e9, 0, Json::parse("[[8, 8], [8]]"), "float16"}}});
+    db->upsert_task(
+        {"Math/mul.py", "Math", "mul", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e12, Json::array(), ""}}});
+    db->upsert_task({"Conv/conv2d.py",
+                     "Conv",
+                     "conv2d",
+                     "v1",
+                     1,
+                     {{0, {{"C", 3}}, 2e9, 8e12, Json::array(), ""}}});
+    db->upsert_task(
+        {"Conv/pool.py", "Conv", "pool", "v1", 1, {{0, {{"C", 3}}, 1e9, 0, Json::array(), ""}}});
     db->save_reference_timings(session, "Math/add.py",
                                {{0, "ok", "", 3, {6, 6, 6}, {}, false, {}, 0, {}, {}, {}}, {1, "ok", "", 3, {8, 7, 9}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
     db->save_reference_timings(session, "Math/mul.py", {{0, "ok", "", 3, {2, 2, 2}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
@@ -155,20 +163,96 @@ TEST(ReportModel, WorkloadStatisticsComeFromTheRawSamples) {
   EXPECT_DOUBLE_EQ(w1.speedup, 2.0);
 }
 
-TEST(ReportModel, SubmissionAggregatesAreMeansOverWorkloadsAndSpeedupIsARatioOfSums) {
+TEST(ReportModel, SubmissionAggregatesAreSumsAndRatiosOfSumsAndAvgSpeedupIsTheWorkloadMean) {
   Scenario s;
   auto m = build_report_model(*s.db);
   const SubmissionRow& a = row_of(m, "sA");
   EXPECT_TRUE(a.perf_ok);
-  EXPECT_DOUBLE_EQ(a.runtime_ms, 3.0);      // (2 + 4) / 2
-  EXPECT_DOUBLE_EQ(a.ref_runtime_ms, 7.0);  // (6 + 8) / 2
-  EXPECT_DOUBLE_EQ(a.gbs, 2000.0);
-  EXPECT_DOUBLE_EQ(a.tflops, 500.0);        // (1000 + 0) / 2
-  EXPECT_DOUBLE_EQ(a.speedup, 14.0 / 6.0);  // not the mean of 3 and 2
+  EXPECT_DOUBLE_EQ(a.runtime_ms, 6.0);       // 2 + 4
+  EXPECT_DOUBLE_EQ(a.ref_runtime_ms, 14.0);  // 6 + 8
+  EXPECT_DOUBLE_EQ(a.gbs, 2000.0);           // (4 + 8) GB in 6 ms
+  EXPECT_DOUBLE_EQ(a.tflops, 2.0 / 0.006);   // (2 + 0) TFLOP in 6 ms
+  EXPECT_DOUBLE_EQ(a.speedup, 14.0 / 6.0);   // not the mean of 3 and 2 ...
+  EXPECT_DOUBLE_EQ(a.avg_speedup, 2.5);      // ... which is avg_speedup
   EXPECT_DOUBLE_EQ(a.time_total_ms, 100.0);
   EXPECT_DOUBLE_EQ(row_of(m, "sB").speedup, 0.5);
   EXPECT_DOUBLE_EQ(row_of(m, "sC2").speedup, 2.0);
   EXPECT_DOUBLE_EQ(row_of(m, "sC2").tflops, 1600.0);  // 8 TFLOP in 5 ms
+}
+
+TEST(ReportModel, WorkloadsCarryTheirInputSizesAndDtypeAndRowsTheirCode) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& a = row_of(m, "sA");
+  EXPECT_EQ(a.workloads[1].input_size, Json::parse("[[8, 8], [8]]"));
+  EXPECT_EQ(a.workloads[1].dtype, "float16");
+  EXPECT_EQ(a.code, "code");
+  EXPECT_EQ(a.dtype, "float16");                 // the task's, timed or not
+  EXPECT_EQ(row_of(m, "sA2").dtype, "float16");  // a compile error of the same task
+  EXPECT_EQ(row_of(m, "sB").workloads[0].input_size, Json::array());  // none recorded
+}
+
+TEST(ReportModel, EachTaskKeepsItsBestSubmissionInOrderOfFirstAppearance) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  // add: sA (ok) over sA2 (compile_error); conv2d: sC2 (ok) over the earlier sC (incorrect).
+  EXPECT_EQ(m.task_rows, (std::vector<std::size_t>{0, 1, 4, 3}));
+  EXPECT_EQ(m.task_totals.total, 4);  // distinct tasks
+  EXPECT_EQ(m.task_totals.call_pass, 3);
+  EXPECT_EQ(m.task_totals.exe_pass, 3);
+  EXPECT_EQ(m.task_totals.perf_pass, 3);
+  EXPECT_EQ(m.overall.total, 6);  // every submission
+}
+
+TEST(KeepForTask, RanksCorrectThenRunningThenFailedThenPendingThenTimedThenFaster) {
+  SubmissionRow pending;
+  pending.outcome = "pending";
+  SubmissionRow failed;
+  failed.outcome = "compile_error";
+  SubmissionRow ran = failed;
+  ran.outcome = "incorrect";
+  ran.call_ok = true;
+  SubmissionRow correct = ran;
+  correct.outcome = "ok";
+  correct.exe_ok = true;
+  SubmissionRow timed = correct;
+  timed.perf_ok = true;
+  timed.speedup = 1.5;
+  SubmissionRow faster = timed;
+  faster.speedup = 2.5;
+  std::vector<const SubmissionRow*> ladder{&pending, &failed, &ran, &correct, &timed, &faster};
+  for (std::size_t i = 0; i + 1 < ladder.size(); ++i) {
+    EXPECT_TRUE(keep_for_task(*ladder[i + 1], *ladder[i])) << i;
+    EXPECT_FALSE(keep_for_task(*ladder[i], *ladder[i + 1])) << i;
+  }
+  EXPECT_FALSE(keep_for_task(faster, faster));  // a tie keeps the earlier one
+}
+
+TEST(AttachCodeQuality, FillsRowsBySubmissionIdAndKeepsTheToolAndNote) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  attach_code_quality(m, Json::parse(R"({"radon": "6.0.1", "note": "", "results": {
+      "sA": {"code_quality": 2.5, "maintainability": 71.25, "error": ""},
+      "sB": {"code_quality": null, "maintainability": null, "error": "radon cannot parse"}}})"));
+  EXPECT_EQ(m.code_quality_tool, "radon 6.0.1");
+  EXPECT_EQ(m.code_quality_note, "");
+  EXPECT_EQ(row_of(m, "sA").code_quality.complexity, 2.5);
+  EXPECT_EQ(row_of(m, "sA").code_quality.maintainability, 71.25);
+  EXPECT_FALSE(row_of(m, "sB").code_quality.complexity);
+  EXPECT_EQ(row_of(m, "sB").code_quality.error, "radon cannot parse");
+  EXPECT_FALSE(row_of(m, "sC").code_quality.maintainability);  // not in the reply
+}
+
+TEST(AttachCodeQuality, AReplyWithoutResultsLeavesNoFiguresAndANote) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  attach_code_quality(m, Json::parse(R"({"radon": null, "note": "radon is not installed",
+                                         "results": {}})"));
+  EXPECT_EQ(m.code_quality_tool, "");
+  EXPECT_EQ(m.code_quality_note, "radon is not installed");
+  EXPECT_FALSE(row_of(m, "sA").code_quality.complexity);
+  attach_code_quality(m, Json::object());
+  EXPECT_EQ(m.code_quality_note, "the code-quality step gave no results");
 }
 
 TEST(ReportModel, EachTimedRowGetsABootstrapIntervalAndAVerdict) {
@@ -481,7 +565,8 @@ TEST(ReportModel, EachCandidateIsDividedByTheReferenceTimedOnItsOwnGpu) {
   ScopedTempDir dir;
   auto db = store::Database::open(dir.path() / "kbx.db");
   std::int64_t session = db->begin_session({});
-  db->upsert_task({"Math/add.py", "Math", "add", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e9}}});
+  db->upsert_task(
+      {"Math/add.py", "Math", "add", "v1", 1, {{0, {{"N", 1}}, 1e9, 1e9, Json::array(), ""}}});
   db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {6}, {}, false, {}, 0, {}, {}, {}}}, "cuda:0 NVIDIA H200");
   db->save_reference_timings(session, "Math/add.py", {{0, "ok", "", 1, {9}, {}, false, {}, 0, {}, {}, {}}}, "cuda:1 NVIDIA H200");
   for (int gpu : {0, 1}) {

@@ -228,11 +228,12 @@ TEST(Database, UpsertTaskReplacesTheTaskAndAllItsWorkloads) {
                   "softmax",
                   "v1",
                   3,
-                  {{0, {{"M", 1024}, {"N", 16}}, 131072, 49152}, {1, {{"M", 8}}, 64, 24}}};
+                  {{0, {{"M", 1024}, {"N", 16}}, 131072, 49152, Json::array(), ""},
+                   {1, {{"M", 8}}, 64, 24, Json::array(), ""}}};
   db->upsert_task(task);
   db->upsert_task({"Conv/conv2d.py", "Conv", "conv2d", "v1", 1, {}});
   task.version = "v2";
-  task.workloads = {{0, {{"M", 2}}, 1.5, 0.25}};
+  task.workloads = {{0, {{"M", 2}}, 1.5, 0.25, Json::parse("[[2, 3], [3]]"), "float16"}};
   db->upsert_task(task);
 
   auto tasks = db->tasks();  // sorted by key
@@ -248,6 +249,8 @@ TEST(Database, UpsertTaskReplacesTheTaskAndAllItsWorkloads) {
   EXPECT_EQ(tasks[1].workloads[0].params, Json({{"M", 2}}));
   EXPECT_EQ(tasks[1].workloads[0].bytes, 1.5);
   EXPECT_EQ(tasks[1].workloads[0].flops, 0.25);
+  EXPECT_EQ(tasks[1].workloads[0].input_size, Json::parse("[[2, 3], [3]]"));
+  EXPECT_EQ(tasks[1].workloads[0].dtype, "float16");
 }
 
 TEST(Database, UpsertSubmissionIsIdempotentAndKeepsTheFirstOriginAndOrdinal) {

@@ -65,7 +65,7 @@ EvaluationRecord evaluation(const std::string& id, std::int64_t session) {
 void make_run(const fs::path& path, const std::vector<std::string>& ids, double reference_ms) {
   auto db = Database::open(path);
   auto session = db->begin_session({});
-  db->upsert_task({"Math/add.py", "Math", "add", "v1", 1, {{0, Json::object(), 8, 2}}});
+  db->upsert_task({"Math/add.py", "Math", "add", "v1", 1, {{0, Json::object(), 8, 2, Json::array(), ""}}});
   int ordinal = 0;
   for (const auto& id : ids) {
     db->upsert_submission({id, "Math/add.py", "preds.jsonl", ordinal++, "code " + id});

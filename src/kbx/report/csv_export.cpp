@@ -1,0 +1,96 @@
+// kbx-results.csv: one line per submission, the scalar fields of kbx-results.json (RFC 4180).
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbx/report/exports.h"
+
+namespace kbx::report {
+namespace {
+
+constexpr const char* header =
+    "file,category,submission_id,origin,outcome,reason,call_ok,exe_ok,triton_ok,perf_ok,"
+    "runtime_ms,ref_runtime_ms,speedup,avg_speedup,speedup_ci_low,speedup_ci_high,"
+    "speedup_verdict,gbs,tflops,code_quality,maintainability,in_metrics_json,detail\n";
+
+// A field quoted when it holds a comma, a quote or a line break; quotes doubled.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) {
+    return text;
+  }
+  std::string out = "\"";
+  for (char c : text) {
+    out += c;
+    if (c == '"') {
+      out += '"';
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(bool present, double value) {
+  return present ? fmt::format("{}", value) : std::string();
+}
+
+std::string number(const std::optional<double>& value) {
+  return value ? fmt::format("{}", *value) : std::string();
+}
+
+std::string flag(bool value) { return value ? "true" : "false"; }
+
+std::string csv_line(const SubmissionRow& r, bool kept) {
+  std::optional<double> low;
+  std::optional<double> high;
+  if (r.speedup_ci) {
+    low = r.speedup_ci->low;
+    high = r.speedup_ci->high;
+  }
+  std::vector<std::string> fields{
+      r.file,
+      r.category,
+      r.submission_id,
+      r.origin,
+      r.outcome,
+      r.reason,
+      flag(r.call_ok),
+      flag(r.exe_ok),
+      flag(r.triton_ok),
+      flag(r.perf_ok),
+      number(r.perf_ok, r.runtime_ms),
+      number(r.perf_ok, r.ref_runtime_ms),
+      number(r.perf_ok, r.speedup),
+      number(r.perf_ok, r.avg_speedup),
+      number(low),
+      number(high),
+      std::string(stats::to_string(r.speedup_verdict)),
+      number(r.perf_ok, r.gbs),
+      number(r.perf_ok, r.tflops),
+      number(r.code_quality.complexity),
+      number(r.code_quality.maintainability),
+      flag(kept),
+      r.detail,
+  };
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    line += (i == 0 ? "" : ",") + csv_field(fields[i]);
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string kbx_results_csv(const ReportModel& model) {
+  std::vector<bool> kept(model.rows.size(), false);
+  for (std::size_t i : model.task_rows) {
+    kept[i] = true;
+  }
+  std::string out = header;
+  for (std::size_t i = 0; i < model.rows.size(); ++i) {
+    out += csv_line(model.rows[i], kept[i]);
+  }
+  return out;
+}
+
+}  // namespace kbx::report

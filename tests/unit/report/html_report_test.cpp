@@ -1,0 +1,136 @@
+// Tests of render_html_report: sections, figures, escaping, self-containment, several runs.
+#include "kbx/report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+namespace kbx::report {
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+SubmissionRow timed(const std::string& file, double speedup, double low, double high,
+                    stats::SpeedupVerdict verdict) {
+  SubmissionRow r;
+  r.file = file;
+  r.category = file.substr(0, file.find('/'));
+  r.submission_id = "id-" + file;
+  r.call_ok = r.exe_ok = r.perf_ok = r.triton_ok = true;
+  r.outcome = "ok";
+  r.speedup = speedup;
+  r.speedup_ci = stats::Interval{low, high};
+  r.speedup_verdict = verdict;
+  return r;
+}
+
+// Three tasks: two timed (1.5x faster, 0.5x slower), one incorrect with hostile text.
+NamedRun sample_run(const std::string& name) {
+  ReportModel m;
+  m.rows.push_back(timed("Math/add.py", 1.5, 1.4, 1.6, stats::SpeedupVerdict::faster));
+  m.rows.push_back(timed("Math/mul.py", 0.5, 0.45, 0.55, stats::SpeedupVerdict::slower));
+  SubmissionRow bad;
+  bad.file = "Conv/<conv>.py";
+  bad.category = "Conv";
+  bad.call_ok = true;
+  bad.outcome = "incorrect";
+  bad.reason = "value_mismatch";
+  bad.detail = "max abs err 0.5 <script>alert(1)</script>";
+  m.rows.push_back(bad);
+  m.task_rows = {0, 1, 2};
+  std::vector<const SubmissionRow*> all{&m.rows[0], &m.rows[1], &m.rows[2]};
+  m.overall = m.task_totals = make_totals(all);
+  m.categories = {{"Conv", make_totals({&m.rows[2]})},
+                  {"Math", make_totals({&m.rows[0], &m.rows[1]})}};
+  m.labels = {{"method", "one_shot"}};
+  m.device = "cuda:0 NVIDIA H200";
+  return {name, m};
+}
+
+TEST(HtmlReport, HasEverySectionAndTheScriptMarker) {
+  std::string html = render_html_report({sample_run("runs/a")}, "kbx 0.1.0");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
+  for (const char* id : {"id=\"summary\"", "id=\"categories\"", "id=\"speedups\"", "id=\"tasks\"",
+                         "id=\"failures\"", "id=\"task-table\"", "id=\"kbx-script-status\""}) {
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  }
+  EXPECT_NE(html.find("kbx 0.1.0"), std::string::npos);
+  EXPECT_NE(html.find("method=one_shot"), std::string::npos);
+}
+
+TEST(HtmlReport, ShowsTheRunsFigures) {
+  std::string html = render_html_report({sample_run("runs/a")}, "kbx");
+  EXPECT_NE(html.find("<td>Exe</td><td>2 / 3 (66.7%)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>Call</td><td>3 / 3 (100.0%)</td>"), std::string::npos);
+  EXPECT_NE(html.find("faster 1, same 0, slower 1, ambiguous 0"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\" data-sort=\"1.5\">1.50x</td>"), std::string::npos);
+  EXPECT_NE(html.find("1.40 - 1.60"), std::string::npos);
+  EXPECT_NE(html.find("<tr data-category=\"Math\">"), std::string::npos);
+}
+
+TEST(HtmlReport, DrawsOnePointAndIntervalPerTimedTask) {
+  std::string html = render_html_report({sample_run("runs/a")}, "kbx");
+  EXPECT_EQ(count_of(html, "<circle class=\"point\""), 2U);
+  EXPECT_NE(html.find("<g class=\"faster\"><title>Math/add.py: 1.500x [1.400, 1.600] faster"),
+            std::string::npos);
+  EXPECT_NE(html.find("<g class=\"slower\">"), std::string::npos);
+}
+
+TEST(HtmlReport, ARunWithoutTimedTasksSaysSoInsteadOfAnEmptyChart) {
+  NamedRun run = sample_run("cpu");
+  for (auto& r : run.model.rows) {
+    r.perf_ok = false;
+  }
+  std::string html = render_html_report({run}, "kbx");
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("No timed tasks in this run"), std::string::npos);
+}
+
+TEST(HtmlReport, EscapesEveryTextFromTheRun) {
+  std::string html = render_html_report({sample_run("runs/<b>")}, "kbx");
+  EXPECT_EQ(html.find("<script>alert(1)"), std::string::npos);
+  EXPECT_EQ(html.find("<conv>"), std::string::npos);
+  EXPECT_EQ(html.find("runs/<b>"), std::string::npos);
+  EXPECT_NE(html.find("Conv/&lt;conv&gt;.py"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<script>"), 1U);  // the page's own
+}
+
+TEST(HtmlReport, IsSelfContained) {
+  std::string html = render_html_report({sample_run("a")}, "kbx");
+  std::regex external(R"((src|href)\s*=\s*["']?(https?:|//))");
+  EXPECT_FALSE(std::regex_search(html, external));
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+}
+
+TEST(HtmlReport, PutsSeveralRunsSideBySide) {
+  NamedRun b = sample_run("runs/b");
+  b.model.rows[2].outcome = "ok";
+  b.model.rows[2].exe_ok = true;
+  std::string html = render_html_report({sample_run("runs/a"), b}, "kbx");
+  EXPECT_NE(html.find("<th>runs/a: Outcome</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>runs/b: Outcome</th>"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<div class=\"card\""), 2U);
+  EXPECT_EQ(count_of(html, "<tr data-task="), 3U);  // one line per task, a column group per run
+  EXPECT_EQ(count_of(html, "<svg"), 2U);
+  EXPECT_NE(html.find("2 runs: runs/a, runs/b"), std::string::npos);
+}
+
+TEST(HtmlReport, GroupsFailuresByOutcomeAndReason) {
+  std::string html = render_html_report({sample_run("a")}, "kbx");
+  EXPECT_NE(html.find("<td class=\"o-bad\">incorrect</td><td>value_mismatch</td>"
+                      "<td class=\"num\">1</td><td>Conv/&lt;conv&gt;.py</td>"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbx::report
