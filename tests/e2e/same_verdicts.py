@@ -31,7 +31,7 @@ def verdicts(run: pathlib.Path) -> dict:
 
 
 def summary(run: pathlib.Path) -> dict:
-    s = json.loads((run / "summary.json").read_text())
+    s = json.loads((run / "kbx-results.json").read_text())["summary"]  # per submission, by category
     picked = {k: s.get(k) for k in SUMMARY_FIELDS}
     picked["categories"] = {name: {k: c.get(k) for k in SUMMARY_FIELDS}
                             for name, c in s.get("categories", {}).items()}

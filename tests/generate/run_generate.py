@@ -124,10 +124,10 @@ def check_refine(c, args, port, log, work):
     c.true("cost from the prices", abs(tokens[3] - (want_in * 1 + want_out * 2) / 1e6) < 1e-12)
     c.true("progress shows the token spend",
            f"this run so far {want_in} in / {want_out} out" in p.stderr)
-    metrics = json.loads((out / "metrics.json").read_text())
+    results = json.loads((out / "kbx-results.json").read_text())["submissions"]
     labels = sorted((m["file"], m["labels"]["round"], m["labels"]["candidate"], m["labels"]["method"],
-                     m["labels"]["model"], m["outcome"]) for m in metrics if "labels" in m)
-    c.eq("metrics.json labels", labels, [
+                     m["labels"]["model"], m["outcome"]) for m in results if "labels" in m)
+    c.eq("kbx-results.json labels", labels, [
         ("Activation/relu.py", "0", "0", "refine", "fake-coder", "ok"),
         ("Math/softmax.py", "0", "0", "refine", "fake-coder", "incorrect"),
         ("Math/softmax.py", "1", "0", "refine", "fake-coder", "ok"),

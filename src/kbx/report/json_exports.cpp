@@ -187,7 +187,8 @@ Json metrics_json(const ReportModel& model) {
   std::string method = model.method();
   for (std::size_t i : model.task_rows) {
     const SubmissionRow& r = model.rows[i];
-    out[r.file] = public_record(r, method);
+    auto own = r.labels.find("method");  // a generated candidate's own method label wins
+    out[r.file] = public_record(r, own != r.labels.end() ? own->second : method);
   }
   return out;
 }
