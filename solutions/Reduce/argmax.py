@@ -4,9 +4,9 @@ Design: the reduction is viewed as an [M, N] matrix, the other dims as rows and 
 column axis, each side collapsed and addressed through the input's own strides, so any dim and
 non-contiguous inputs are read in place with no transpose copy. A program owns BLOCK_M rows and
 sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps; vector loads when the
-columns are contiguous), keeping a running (max, index) per row: each tile's max, then the
-smallest column holding it, replaces the running pair only when strictly greater, so ties resolve
-to the first occurrence as torch.argmax does. NaN counts as the maximum (as in torch): the first
+columns are contiguous), keeping a running (max, column) per lane, replaced only when strictly greater
+(elementwise: no reduction inside the sweep); after it the lanes combine once (the max, then the
+smallest column holding it), so ties resolve to the first occurrence as torch.argmax does. NaN counts as the maximum (as in torch): the first
 NaN's column is tracked on the side and wins. Values are compared in float32 (exact for the
 float16 perf input), float64 or int64 as loaded. When the row blocks cannot fill the 132 SMs (the
 perf sweep is dim=0 of a 1-D float16 tensor of up to 512M elements) the columns are split over

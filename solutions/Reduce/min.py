@@ -4,10 +4,12 @@ streaming pass over the input.
 Design: the reduction is viewed as an [M, N] matrix, the other dims as rows and `dim` as the
 column axis, each side collapsed and addressed through the input's own strides, so any dim and
 non-contiguous inputs are read in place with no transpose copy. A program owns BLOCK_M rows and
-sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps; the perf sweep's
-(S, 1024) rows are 4 rows per tile, read as 128-bit vectors), keeping a running (min, index) per
-row: each tile's min, then the smallest column holding it, replaces the running pair only when
-strictly smaller, so ties resolve to the first occurrence as torch.min does. NaN is the minimum
+sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps; with 1024 rows or
+more, the perf sweep's (S, 1024), a tile is 32 rows x 128 columns, one warp's width of 128-bit
+vectors), keeping a running (min, column) per lane, replaced only when strictly smaller
+(elementwise: no reduction inside the sweep); after it the lanes combine once per row (a warp
+shuffle for 128-column tiles: the min, then the smallest column holding it), so ties resolve to
+the first occurrence as torch.min does. NaN is the minimum
 (torch.min propagates it): the first NaN's column is tracked on the side and wins, with a NaN
 value. Values are compared in float32, float64 or int64 as loaded and returned in the input's
 dtype. When the row blocks cannot fill the 132 SMs the columns are split over up to 4 x 132
