@@ -15,7 +15,7 @@ one occurs (torch.min propagates it): the first NaN's column is tracked on the s
 When the row blocks cannot fill the 132 SMs (the perf sweep is dim=0 of a 1-D tensor) the
 columns are split over up to 4 x 132 programs that each write a partial, and a second small
 launch combines them (the lowest index among equal extremes): deterministic, no atomics; up to
-16K columns take a single launch. float32 math; tanh is the overflow-free (1 - e) / (1 + e),
+8K columns take a single launch. float32 math; tanh is the overflow-free (1 - e) / (1 + e),
 e = exp(-2|u|), with a short odd series near 0.
 """
 # expect: ok
@@ -98,7 +98,8 @@ def _reduce_plan(shape, operands, dim):
 def _reduce_grid(M, N, max_tile=4096):
     """Tile and split: BLOCK_N columns by BLOCK_M rows (about `max_tile` elements per step), and
     SPLIT programs per row block when there are too few row blocks to fill the GPU (each split
-    streams a `chunk` of at least 16K columns). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
+    streams a `chunk` of at least 8K columns, two tiles: mid-size rows spread over many SMs
+    instead of a few long sequential sweeps). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
     BLOCK_N = min(triton.next_power_of_2(max(N, 1)), max_tile)
     if M >= 1024:
         # Plenty of rows: 128-column tiles (one warp's width) and up to 32 rows per program, so
@@ -106,7 +107,7 @@ def _reduce_grid(M, N, max_tile=4096):
         BLOCK_N = min(BLOCK_N, 128)
     BLOCK_M = max(1, min(triton.next_power_of_2(max(M, 1)), max_tile // BLOCK_N))
     row_blocks = triton.cdiv(M, BLOCK_M)
-    split = max(1, min(triton.cdiv(N, 4 * max_tile), (4 * 132) // row_blocks))
+    split = max(1, min(triton.cdiv(N, 2 * max_tile), (4 * 132) // row_blocks))
     chunk = triton.cdiv(triton.cdiv(N, split), BLOCK_N) * BLOCK_N
     split = triton.cdiv(N, chunk) if N else 1
     warps = 8 if BLOCK_M * BLOCK_N >= 4096 else 4
