@@ -3,17 +3,18 @@ kernel: no im2col buffer, the input patches are gathered straight from the NCHW 
 
 Design: GEMM view per group: M = N * H_out * W_out output pixels, N_g = C_out / groups output
 channels, K = (C_in / groups) * kH * kW taps. A program owns a [BM = 64 pixels x BN = 64 channels]
-output tile (grouped by 8 along M for L2 reuse of the weights) and sweeps K in BK = 32 slices:
+output tile (128 x 128 with 8 warps when that still gives two waves over the SMs, the largest
+perf shapes; grouped by 8 along M for L2 reuse of the weights) and sweeps K in BK = 32 slices:
 the A slice is gathered from the input at (n, c, oh * stride - pad + r * dil, ow * stride - pad +
 s * dil) (k = (c, r, s) decoded per column; out-of-image taps masked to the zero padding, so
 consecutive output pixels read consecutive input columns), the B slice is weight[co, c, r, s]
 read through the weight's strides. float32 tl.dot with input_precision="ieee" (the contract is
 float32-exact and TF32 fails it) into a float32 accumulator; the epilogue adds the bias and
 writes the NCHW output once. Every operand is addressed through its strides (non-contiguous
-inputs need no copy); 64-bit offsets throughout. Honest note on speed: eager's cuDNN uses TF32
-tensor cores for float32 convolutions by default (torch.backends.cudnn.allow_tf32), which an
-exact float32 kernel cannot match on the largest perf shapes; on the small and mid-size ones one
-launch with no im2col or workspace is competitive.
+inputs need no copy); 64-bit offsets throughout. Honest note on speed: kbx's workers turn TF32
+off (torch.backends.cudnn.allow_tf32 = False), so eager's cuDNN runs exact float32 too, with
+kernels (Winograd, tuned FFMA GEMMs) that a Triton ieee float32 tl.dot, which does not use the
+tensor cores, does not match on the largest perf shapes.
 """
 # expect: ok
 import torch
@@ -99,10 +100,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if y.numel():
         if K == 0:
             y.zero_()
-        BM, BN, BK = 64, 64, 32
+        # 128 x 128 tiles (8 warps: twice the operand reuse per loaded value of a float32 FMA
+        # dot, as Fusion/fused_bmm_dropout_gelu uses) once they still give two waves over the
+        # 132 SMs (the two largest perf shapes); 64 x 64 (4 warps) below.
+        if triton.cdiv(M, 128) * triton.cdiv(CO_G, 128) * groups >= 2 * 132 and K >= 256:
+            BM, BN, BK, warps = 128, 128, 32, 8
+        else:
+            BM, BN, BK, warps = 64, 64, 32, 4
         grid = (triton.cdiv(M, BM) * triton.cdiv(CO_G, BN), groups)
         _conv2d_kernel[grid](x, weight, bias if bias is not None else weight, y, M, CO_G, K, C_G,
                              H, W, HO, WO, *x.stride(), *weight.stride(), *y.stride(), sh, sw, ph,
                              pw, dh, dw, KH=KH, KW=KW, HAS_BIAS=bias is not None, BM=BM, BN=BN,
-                             BK=BK, GROUP_M=8, num_warps=4, num_stages=3)
+                             BK=BK, GROUP_M=8, num_warps=warps, num_stages=3)
     return y.squeeze(0) if unbatched else y

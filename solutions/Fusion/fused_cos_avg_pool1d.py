@@ -12,8 +12,9 @@ torch.avg_pool1d exactly: with count_include_pad the window clipped to [-padding
 (ceil-mode windows running past the right padding divide by their in-range part), else the count
 of real inputs; L_out is floor or ceil of (L + 2 padding - kernel) / stride + 1, a ceil-mode last
 window dropped unless it starts inside the input or left padding. The cosine is range-reduced
-first (k = round(x * 2 / pi), r = x - k pi / 2 in float64), so it stays accurate for large inputs
-whatever the hardware cosine does; math is float32.
+first (k = round(x * 2 / pi), r = x - k pi / 2 in float64), so it stays accurate for large inputs,
+then cos(r) or sin(r) comes from a short Taylor polynomial on |r| <= pi / 4 (no libdevice sin and
+cos, which would each reduce again: the kernel stays memory-bound); math is float32.
 """
 # expect: ok
 import torch
@@ -64,8 +65,14 @@ def _cos(x):
     k = tl.floor(x * 0.6366197723675814 + 0.5)
     r = (x.to(tl.float64) - k.to(tl.float64) * 1.5707963267948966).to(tl.float32)
     q = k.to(tl.int32) & 3
-    cr = tl.cos(r)
-    sr = tl.sin(r)
+    # |r| <= pi / 4: Taylor polynomials (Horner, float32) are exact to well under an ulp of the
+    # result there (next terms r^11 / 11! < 2e-9 and r^12 / 12! < 1e-10), far cheaper than
+    # libdevice's cosf and sinf, which would each redo a range reduction.
+    r2 = r * r
+    cr = 1.0 + r2 * (-0.5 + r2 * (4.1666666666666664e-02 + r2 * (-1.3888888888888889e-03 + r2 * (
+        2.4801587301587302e-05 + r2 * -2.7557319223985888e-07))))
+    sr = r * (1.0 + r2 * (-1.6666666666666666e-01 + r2 * (8.3333333333333332e-03 + r2 * (
+        -1.9841269841269841e-04 + r2 * 2.7557319223985893e-06))))
     return tl.where(q == 0, cr, tl.where(q == 1, -sr, tl.where(q == 2, -cr, sr)))
 
 

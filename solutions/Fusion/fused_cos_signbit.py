@@ -13,8 +13,10 @@ in registers; 64-bit offsets only when the tensor needs them.
 The cosine is range-reduced before it is evaluated: k = round(x * 2 / pi) and r = x - k * pi / 2
 in float64 (one FMA-exact product; the H200 runs float64 at half the float32 rate, and this kernel
 is memory-bound), so |r| <= pi / 4 and the float32 cos / sin of r stay accurate even for
-|x| ~ 1e4, where a hardware-approximate cosine of x itself would lose several digits; the
-quadrant k mod 4 picks cos r, -sin r, -cos r or sin r. The sign bit is read from the result's
+|x| ~ 1e4, where a hardware-approximate cosine of x itself would lose several digits; cos r and
+sin r are short Taylor polynomials (exact to float32 on |r| <= pi / 4, and much cheaper than
+libdevice's cosf and sinf, which would each reduce again); the quadrant k mod 4 picks cos r,
+-sin r, -cos r or sin r. The sign bit is read from the result's
 bits (so -0.0 counts as negative and NaN keeps its sign), stored as bool.
 """
 # expect: ok
@@ -78,8 +80,13 @@ def _cos_signbit_kernel(x_ptr, c_ptr, s_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
     k = tl.floor(x * 0.6366197723675814 + 0.5)
     r = (x.to(tl.float64) - k.to(tl.float64) * 1.5707963267948966).to(tl.float32)
     q = k.to(tl.int32) & 3
-    cr = tl.cos(r)
-    sr = tl.sin(r)
+    # |r| <= pi / 4: Taylor polynomials (Horner, float32; next terms below 2e-9) instead of
+    # libdevice cosf and sinf, which would each redo a range reduction and a slow-path check.
+    r2 = r * r
+    cr = 1.0 + r2 * (-0.5 + r2 * (4.1666666666666664e-02 + r2 * (-1.3888888888888889e-03 + r2 * (
+        2.4801587301587302e-05 + r2 * -2.7557319223985888e-07))))
+    sr = r * (1.0 + r2 * (-1.6666666666666666e-01 + r2 * (8.3333333333333332e-03 + r2 * (
+        -1.9841269841269841e-04 + r2 * 2.7557319223985893e-06))))
     c = tl.where(q == 0, cr, tl.where(q == 1, -sr, tl.where(q == 2, -cr, sr)))
     sign = c.to(tl.int32, bitcast=True) < 0
     tl.store(c_ptr + _strided(offs, S1, S2, S3, cs0, cs1, cs2, cs3, NDIM),

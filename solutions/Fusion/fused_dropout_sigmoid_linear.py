@@ -4,17 +4,18 @@ in registers): the linear output is never written and re-read by separate sigmoi
 kernels (eager: addmm, sigmoid, dropout with its mask: three launches, four extra passes).
 
 Design: the input's leading dims are flattened into M rows (a view when they allow it); output
-tiles [BM x BN] = [64 x 64] (4 warps, 3 stages), operands read through their strides (weight is
-read as its transpose in place, so the non-contiguous input and weight need no copy), float32
-tl.dot with input_precision="ieee" (the contract is float32-exact; TF32 fails it). The perf
-shapes have a small output (1024 x 256: 64 tiles) and a long K (up to 32768), so K is split into
-S slices (S chosen to give about 2 programs per SM; S = 1 for short K): each slice writes a
-float32 partial tile and a second kernel sums the S partials in a fixed order (deterministic, no
-atomics) before the epilogue. With S = 1 the epilogue runs in the GEMM itself. Epilogue:
-z = acc + bias, s = 1 / (1 + exp(-z)), kept where u >= p with u = (w >> 8) * 2^-24 drawn by
-tl.randint on the flat output index, scaled by 1 / (1 - p). training=False or p = 0 skips the draw
-(deterministic); p = 1 zeroes everything. Seed: one 63-bit Philox key per call from the device's
-default generator (a CUDA generator gives its seed and offset on the host without a kernel).
+tiles [BM x BN] = [64 x 64] (4 warps, 3 stages; [128 x 128] with 8 warps for K >= 4096), operands
+read through their strides (weight is read as its transpose in place, so the non-contiguous input
+and weight need no copy), float32 tl.dot with input_precision="ieee" (the contract is
+float32-exact; TF32 fails it). The perf shapes have a small output (1024 x 256: 64 tiles) and a
+long K (up to 32768), so K is split into S slices (S chosen to give about 2 programs per SM, slices
+of at least 256 or 512; S = 1 for short K): each slice writes a float32 partial tile and a second
+kernel sums the S partials in a fixed order (deterministic, no atomics) before the epilogue. With S
+= 1 the epilogue runs in the GEMM itself. Epilogue: z = acc + bias, s = 1 / (1 + exp(-z)), kept
+where u >= p with u = (w >> 8) * 2^-24 drawn by tl.randint on the flat output index, scaled by 1 /
+(1 - p). training=False or p = 0 skips the draw (deterministic); p = 1 zeroes everything. Seed: one
+63-bit Philox key per call from the device's default generator (a CUDA generator gives its seed and
+offset on the host without a kernel).
 """
 # expect: ok
 import torch
@@ -116,9 +117,15 @@ def fused_dropout_sigmoid_linear(input, weight, bias=None, p=0.5, training=True,
         train = bool(training) and p > 0.0
         seed = _draw_seed(input.device) if train else 0
         scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
-        BM, BN, BK = 64, 64, 32
+        # Long K: 128 x 128 tiles (8 warps; twice the operand reuse of a float32 FMA dot) with
+        # K split into slices of at least 512; otherwise 64 x 64 (4 warps) and slices of at least
+        # 256, so mid-size K still spreads over about 2 programs per SM.
+        if K >= 4096:
+            BM, BN, BK, warps, min_slice = 128, 128, 32, 8, 512
+        else:
+            BM, BN, BK, warps, min_slice = 64, 64, 32, 4, 256
         tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
-        S = max(1, min(16, 264 // tiles, K // 1024))
+        S = max(1, min(16, 264 // tiles, K // min_slice))
         k_per = triton.cdiv(triton.cdiv(K, S), BK) * BK if K else 0
         S = triton.cdiv(K, k_per) if K else 1
         part = torch.empty((S, M, N), dtype=torch.float32, device=input.device) if S > 1 else y
@@ -127,9 +134,9 @@ def fused_dropout_sigmoid_linear(input, weight, bias=None, p=0.5, training=True,
             x, weight, bb, y, part, M, N, K, max(k_per, 1), seed, float(p), scale, x.stride(0),
             x.stride(1), weight.stride(0), weight.stride(1), y.stride(0), y.stride(1),
             HAS_BIAS=bias is not None, TRAIN=train, SPLIT=S > 1, BM=BM, BN=BN, BK=BK,
-            num_warps=4, num_stages=3)
+            num_warps=warps, num_stages=3)
         if S > 1:
-            _reduce_epilogue_kernel[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+            _reduce_epilogue_kernel[(triton.cdiv(M, 64), triton.cdiv(N, 64))](
                 part, bb, y, M, N, S, seed, float(p), scale, y.stride(0), y.stride(1),
-                HAS_BIAS=bias is not None, TRAIN=train, BM=BM, BN=BN, num_warps=4)
+                HAS_BIAS=bias is not None, TRAIN=train, BM=64, BN=64, num_warps=4)
     return y.reshape(tuple(lead) + (N,))

@@ -8,7 +8,9 @@ own [BLOCK_C channels x BLOCK_L positions] tiles and loop over N, so per-channel
 (mean, var, weight, bias -> scale/shift) are loaded once per program and reused for every row:
 for the [32, C] perf shape (L = 1) a tile is 1024 channels wide and coalesced along C, so the
 4 x C parameters are read once instead of once per row; for [1, 64, H, W] a tile is one channel
-x 2048 positions with grid (C, L / 2048). Training mode gives each program whole channels: a sum
+x 2048 positions with grid (C, L / 2048). In eval mode, when those tiles cannot fill the GPU
+(up to 4 x 132 programs), the N rows are also split over a third grid axis, so a small [32, C]
+input is not swept row by row by a few programs. Training mode gives each program whole channels: a sum
 sweep, a centred sum-of-squares sweep (two-pass variance, no cancellation; the re-reads of a
 channel block mostly hit L2), then the apply sweep, and the program updates running_mean and
 running_var (unbiased) in place. Math in float32.
@@ -65,7 +67,8 @@ def _bn_act_kernel(x_ptr, y_ptr, rm_ptr, rv_ptr, w_ptr, b_ptr, N, C, L, sxn, sxc
         b = tl.load(b_ptr + ch, mask=cmask, other=0.0)
     else:
         b = tl.zeros([BLOCK_C], tl.float32)
-    for n in range(0, N):
+    # Eval mode splits the rows over grid axis 2 (training keeps one program per channel block).
+    for n in range(tl.program_id(2), N, tl.num_programs(2)):
         for l in range(l0, L, lstep):
             lo = l + ls
             m = cmask[:, None] & (lo[None, :] < L)
@@ -92,7 +95,11 @@ def fused_sigmoid_batch_norm(input, running_mean, running_var, weight=None, bias
     BLOCK_L = min(triton.next_power_of_2(L), 2048)
     BLOCK_C = max(1, min(triton.next_power_of_2(C), 2048 // BLOCK_L))
     grid_l = 1 if training else min(triton.cdiv(L, BLOCK_L), 65535)
-    _bn_act_kernel[(triton.cdiv(C, BLOCK_C), grid_l)](
+    tiles = triton.cdiv(C, BLOCK_C) * grid_l
+    # Eval: when the channel tiles alone cannot fill the GPU (the [32, C] perf rows below C = 1M),
+    # the N rows are split over more programs instead of one program sweeping all of them.
+    grid_n = 1 if training else max(1, min(N, triton.cdiv(4 * 132, tiles), 65535))
+    _bn_act_kernel[(triton.cdiv(C, BLOCK_C), grid_l, grid_n)](
         x3, y, running_mean, running_var, weight if weight is not None else x3,
         bias if bias is not None else x3, N, C, L, x3.stride(0), x3.stride(1), x3.stride(2),
         float(momentum), float(eps), TRAIN=bool(training), HAS_W=weight is not None,

@@ -1,17 +1,18 @@
-"""Index/masked_select.py: torch.masked_select as a three-kernel stream compaction (count, scan,
-scatter), broadcasting input and mask in place.
+"""Index/masked_select.py: torch.masked_select as a two-kernel stream compaction (count, then
+scan-and-scatter), broadcasting input and mask in place.
 
 Design: the broadcast shape is collapsed like an elementwise space (size-1 dims dropped, jointly
 contiguous dims merged) and both operands are addressed through their own (possibly stride-0)
 strides, so a broadcast mask or input is never materialised and a non-contiguous input is read in
-place. (1) count: one program per BLOCK = 2048 elements counts its True flags (one byte each).
-(2) scan: a single program turns the per-block counts into exclusive offsets with tl.cumsum in
-1024-wide chunks carrying the running total (at most 2048 blocks for the 4M-element perf input)
-and writes the grand total. (3) the host reads the total to size the result (the one
-synchronisation the op needs; eager's masked_select makes it too), and the write kernel
-recomputes each block's flags, takes an inclusive tl.cumsum for the in-block positions and stores
-the selected elements at offset + position: row-major order, deterministic, no atomics. The mask
-is read twice (1 byte per element each time) and the input once, only where selected.
+place. (1) count: one program per BLOCK = 4096 elements counts its True flags (one byte each).
+(2) write: each program sums the counts of the blocks before it (at most 1024 int32 values for
+the 4M-element perf input, read from L2) for its output offset, recomputes its flags, takes an
+inclusive tl.cumsum for the in-block positions and stores the selected elements at offset +
+position: row-major order, deterministic, no atomics; program 0 also writes the grand total. The
+result goes into a buffer of the worst-case size n and the host, after both launches, reads the
+total (the one synchronisation the op needs; eager's masked_select makes it too) and returns the
+leading `total` elements, a contiguous view. The mask is read twice (1 byte per element each
+time) and the input once, only where selected.
 """
 # expect: ok
 import torch
@@ -73,27 +74,29 @@ def _count_kernel(m_ptr, counts_ptr, n, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM: tl
 
 
 @triton.jit
-def _scan_kernel(counts_ptr, offsets_ptr, nb, CHUNK: tl.constexpr):
-    idx = tl.arange(0, CHUNK)
-    carry = tl.sum(tl.zeros([CHUNK], tl.int64), axis=0)
-    for s in range(0, nb, CHUNK):
-        c = tl.load(counts_ptr + s + idx, mask=s + idx < nb, other=0).to(tl.int64)
-        inc = tl.cumsum(c, axis=0)
-        tl.store(offsets_ptr + s + idx, carry + inc - c, mask=s + idx < nb)
-        carry += tl.sum(c, axis=0)
-    tl.store(offsets_ptr + nb, carry)
-
-
-@triton.jit
-def _write_kernel(x_ptr, m_ptr, offsets_ptr, y_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
-                  ms0, ms1, ms2, ms3, NDIM: tl.constexpr, BLOCK: tl.constexpr):
+def _write_kernel(x_ptr, m_ptr, counts_ptr, y_ptr, n, nb, S1, S2, S3, xs0, xs1, xs2, xs3,
+                  ms0, ms1, ms2, ms3, NDIM: tl.constexpr, BLOCK: tl.constexpr,
+                  CHUNK: tl.constexpr):
     pid = tl.program_id(0)
+    # This block's output offset: the sum of the earlier blocks' counts (at most nb int32 reads
+    # from L2, 1024 per step), so no separate scan launch is needed. Program 0 also sums them all
+    # and writes the total after the counts, for the host.
+    idx = tl.arange(0, CHUNK)
+    base = tl.sum(tl.zeros([CHUNK], tl.int64), axis=0)
+    for s in range(0, pid, CHUNK):
+        c = tl.load(counts_ptr + s + idx, mask=s + idx < pid, other=0)
+        base += tl.sum(c.to(tl.int64), axis=0)
+    if pid == 0:
+        total = tl.sum(tl.zeros([CHUNK], tl.int64), axis=0)
+        for s in range(0, nb, CHUNK):
+            c = tl.load(counts_ptr + s + idx, mask=s + idx < nb, other=0)
+            total += tl.sum(c.to(tl.int64), axis=0)
+        tl.store(counts_ptr + nb, total.to(tl.int32))
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     valid = offs < n
     m = tl.load(m_ptr + _strided(offs, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM), mask=valid, other=0)
     sel = (m != 0) & valid
     pos = tl.cumsum(sel.to(tl.int32), axis=0) - 1
-    base = tl.load(offsets_ptr + pid)
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel)
     tl.store(y_ptr + base + pos, x, mask=sel)
 
@@ -114,16 +117,18 @@ def masked_select(input, mask):
         x, m = input.expand(shape).contiguous(), m.expand(shape).contiguous()
         plan = _plan(shape, [x, m])
     sizes, st, ndim = plan
-    BLOCK = 2048
+    BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    counts = torch.empty(nb, dtype=torch.int32, device=input.device)
-    offsets = torch.empty(nb + 1, dtype=torch.int64, device=input.device)
+    if n >= 2**31 - 1:
+        raise NotImplementedError("masked_select: more than 2**31 - 2 elements")
+    counts = torch.empty(nb + 1, dtype=torch.int32, device=input.device)
+    # The result is written into a buffer of the worst-case size n and returned as its leading
+    # `total` elements (a contiguous view), so the one host synchronisation comes after all the
+    # work instead of between the launches.
+    y = torch.empty(n, dtype=input.dtype, device=input.device)
     _count_kernel[(nb,)](m, counts, n, sizes[1], sizes[2], sizes[3], *st[1], NDIM=ndim, BLOCK=BLOCK,
                          num_warps=8)
-    _scan_kernel[(1,)](counts, offsets, nb, CHUNK=1024, num_warps=4)
-    total = int(offsets[nb].item())
-    y = torch.empty(total, dtype=input.dtype, device=input.device)
-    if total:
-        _write_kernel[(nb,)](x, m, offsets, y, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1],
-                             NDIM=ndim, BLOCK=BLOCK, num_warps=8)
-    return y
+    _write_kernel[(nb,)](x, m, counts, y, n, nb, sizes[1], sizes[2], sizes[3], *st[0], *st[1],
+                         NDIM=ndim, BLOCK=BLOCK, CHUNK=1024, num_warps=8)
+    total = int(counts[nb].item())
+    return y[:total]

@@ -10,7 +10,8 @@ pivot into the running determinant, flip the sign on a real swap, and apply the 
 the trailing block. No host synchronisation, no pivot or factor tensors, no LAPACK/cuSOLVER
 setup: eager's torch.linalg.det runs getrf and a few kernels and copies for a 16x16 matrix.
 Larger matrices use the same right-looking elimination on a scratch copy in global memory (L2
-resident for the perf sizes), swept in [64 x 64] tiles with a barrier per step; that path is
+resident for the perf sizes), swept in [128 x 128] tiles (16 warps: each tile is one dependent
+round trip to L2, so fewer, larger tiles cut the latency chain) with a barrier per step; that path is
 honest but bandwidth-bound on one SM, so the largest perf sizes (n >= 512) are expected to lose
 to cuSOLVER's blocked getrf (a blocked, multi-program LU would be the next step).
 pivot=False skips the search (the inputs given with it are diagonally dominant). Math in the
@@ -128,7 +129,7 @@ def determinant_lu(A, *, pivot=True, out=None):
             else:
                 work = torch.empty((nb, n, n), dtype=dtype, device=A.device)
                 _det_large_kernel[(nb,)](a, work, res, n, a.stride(0), a.stride(1), a.stride(2),
-                                         PIVOT=bool(pivot), T=64, num_warps=4)
+                                         PIVOT=bool(pivot), T=128, num_warps=16)
     if out is not None:
         return out.copy_(res)
     return res

@@ -3,15 +3,16 @@ optional (broadcast) weight and the reduction fused: input, target and weight ar
 nothing else touches HBM (eager's F.binary_cross_entropy writes the pointwise loss, then a
 reduction kernel reads it back).
 
-Design: 'mean' / 'sum' run a persistent grid of at most 4 x 132 programs (fewer for small inputs,
-one program up to 16K elements); each streams BLOCK = 4096 elements per step (8 warps, 128-bit
-loads; every operand, including a broadcast weight row or a non-contiguous input, is addressed
-through its own strides after the iteration space is collapsed) and keeps a float32 vector
-accumulator in registers, then writes one partial; a single-program second launch adds the
-partials in a fixed order (deterministic, unlike atomics) and divides by n for 'mean'. 'none' is
-one elementwise pass. The pointwise loss is torch's: (t - 1) * max(log1p(-x), -100) -
-t * max(log(x), -100), times w, with log1p(-x) computed as log(1 - x) corrected by
--x / ((1 - x) - 1) so small x keep full relative accuracy; float32 math.
+Design: 'mean' / 'sum' run a persistent grid of at most 4 x 132 programs, one tile per program
+until the grid is full (so a mid-size input is read in one parallel wave); each streams BLOCK =
+4096 elements per step (8 warps; 1024 and 4 warps below 1M elements; 128-bit loads; every operand,
+including a broadcast weight row or a non-contiguous input, is addressed through its own strides
+after the iteration space is collapsed) and keeps a float32 vector accumulator in registers, then
+writes one partial; a single-program second launch adds the partials in a fixed order
+(deterministic, unlike atomics) and divides by n for 'mean'; an input of one tile takes a single
+launch that writes the result. 'none' is one elementwise pass. The pointwise loss is torch's: (t -
+1) * max(log1p(-x), -100) - t * max(log(x), -100), times w, with log1p(-x) computed as log(1 - x)
+corrected by -x / ((1 - x) - 1) so small x keep full relative accuracy; float32 math.
 """
 # expect: ok
 import torch
@@ -73,8 +74,8 @@ def _bce(x, t):
 
 @triton.jit
 def _partial_kernel(a_ptr, b_ptr, w_ptr, part_ptr, n, S1, S2, S3, as0, as1, as2, as3,
-                    bs0, bs1, bs2, bs3, ws0, ws1, ws2, ws3, HAS_W: tl.constexpr,
-                    NDIM: tl.constexpr, BLOCK: tl.constexpr):
+                    bs0, bs1, bs2, bs3, ws0, ws1, ws2, ws3, scale, HAS_W: tl.constexpr,
+                    NDIM: tl.constexpr, FINAL: tl.constexpr, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     nprog = tl.num_programs(0)
     acc = tl.zeros([BLOCK], tl.float32)
@@ -89,7 +90,10 @@ def _partial_kernel(a_ptr, b_ptr, w_ptr, part_ptr, n, S1, S2, S3, as0, as1, as2,
                         other=0.0)
             l = l * w.to(tl.float32)
         acc += tl.where(mask, l, 0.0)
-    tl.store(part_ptr + pid, tl.sum(acc, axis=0))
+    if FINAL:  # one program: it writes the result itself (part_ptr is the output)
+        tl.store(part_ptr, (tl.sum(acc, axis=0) * scale).to(part_ptr.dtype.element_ty))
+    else:
+        tl.store(part_ptr + pid, tl.sum(acc, axis=0))
 
 
 @triton.jit
@@ -142,12 +146,19 @@ def binary_cross_entropy(input, target, weight=None, reduction='mean'):
                                                         HAS_W=weight is not None, NDIM=ndim,
                                                         BLOCK=block, num_warps=warps)
         return y
-    BLOCK = 4096
-    P = max(1, min(triton.cdiv(n, 4 * BLOCK), 4 * 132))
-    part = torch.empty(P, dtype=torch.float32, device=dev)
-    _partial_kernel[(P,)](ops[0], ops[1], w, part, n, *args, HAS_W=weight is not None,
-                          NDIM=ndim, BLOCK=BLOCK, num_warps=8)
+    # One tile per program while the grid fits in 4 x 132 programs (a mid-size input is read in
+    # one parallel wave, not by a few programs sweeping sequentially); 1024-element tiles below
+    # 1M elements. Up to one tile, a single launch writes the result.
+    BLOCK, warps = (4096, 8) if n >= (1 << 20) else (1024, 4)
+    P = max(1, min(triton.cdiv(n, BLOCK), 4 * 132))
     y = torch.empty((), dtype=input.dtype, device=dev)
     scale = (1.0 / n if n else float("nan")) if reduction == 'mean' else 1.0
+    if P == 1:
+        _partial_kernel[(1,)](ops[0], ops[1], w, y, n, *args, scale, HAS_W=weight is not None,
+                              NDIM=ndim, FINAL=True, BLOCK=BLOCK, num_warps=warps)
+        return y
+    part = torch.empty(P, dtype=torch.float32, device=dev)
+    _partial_kernel[(P,)](ops[0], ops[1], w, part, n, *args, scale, HAS_W=weight is not None,
+                          NDIM=ndim, FINAL=False, BLOCK=BLOCK, num_warps=warps)
     _final_kernel[(1,)](part, y, P, scale, BLOCK=triton.next_power_of_2(P), num_warps=4)
     return y

@@ -8,7 +8,8 @@ operands are rows of A, read through its strides: the non-contiguous A needs no 
 tl.dot(input_precision="ieee") (the contract is float32-exact; TF32 fails it), then reduces
 |alpha * S + beta * C[bi, bj]| and, off the diagonal, |alpha * S^T + beta * C[bj, bi]| (C's
 mirrored tile read through swapped strides) into one float32 partial. A one-program kernel adds
-the partials in a fixed order (deterministic, no atomics) into the 0-d result. Eager forms the
+the partials in a fixed order (deterministic, no atomics) into the 0-d result; with a single tile
+(n <= 64) the one program writes the result itself, in one launch. Eager forms the
 full product (2 n^2 m flops), writes C1, then abs_ and sum read it twice more.
 """
 # expect: ok
@@ -19,7 +20,10 @@ import triton.language as tl
 
 @triton.jit
 def _sym_abs_kernel(a_ptr, c_ptr, part_ptr, n, m, alpha, beta, sam, sak, scr, scc,
-                    BETA: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr):
+                    BETA: tl.constexpr, FINAL: tl.constexpr, BT: tl.constexpr,
+                    BK: tl.constexpr):
+    # FINAL: a single tile (n <= BT): the one program writes the 0-d result itself (part_ptr is
+    # the output), so small inputs take one launch.
     bi = tl.program_id(0)
     bj = tl.program_id(1)
     nt = tl.num_programs(1)
@@ -52,7 +56,10 @@ def _sym_abs_kernel(a_ptr, c_ptr, part_ptr, n, m, alpha, beta, sam, sak, scr, sc
                              other=0.0)
                 w = w + beta * ct
             total += tl.sum(tl.sum(tl.where(mask, tl.abs(w), 0.0), axis=1), axis=0)
-        tl.store(part_ptr + bi * nt + bj, total)
+        if FINAL:
+            tl.store(part_ptr, total.to(part_ptr.dtype.element_ty))
+        else:
+            tl.store(part_ptr + bi * nt + bj, total)
 
 
 @triton.jit
@@ -73,10 +80,15 @@ def symmetric_mm_and_abs_sum(A, C, alpha, beta):
         return out.zero_()
     BT, BK = 64, 32
     nt = triton.cdiv(n, BT)
+    if nt == 1:
+        _sym_abs_kernel[(1, 1)](A, C, out, n, m, float(alpha), float(beta), A.stride(0),
+                                A.stride(1), C.stride(0), C.stride(1), BETA=beta != 0, FINAL=True,
+                                BT=BT, BK=BK, num_warps=4, num_stages=3)
+        return out
     part = torch.empty(nt * nt, dtype=torch.float32, device=A.device)
     _sym_abs_kernel[(nt, nt)](A, C, part, n, m, float(alpha), float(beta), A.stride(0),
-                              A.stride(1), C.stride(0), C.stride(1), BETA=beta != 0, BT=BT, BK=BK,
-                              num_warps=4, num_stages=3)
+                              A.stride(1), C.stride(0), C.stride(1), BETA=beta != 0, FINAL=False,
+                              BT=BT, BK=BK, num_warps=4, num_stages=3)
     _sum_partials_kernel[(1,)](part, out, nt * nt,
                                BLOCK=min(1024, max(16, triton.next_power_of_2(nt * nt))), num_warps=4)
     return out

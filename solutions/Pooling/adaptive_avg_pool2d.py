@@ -34,12 +34,17 @@ def _adaptive_avg_pool2d_kernel(x_ptr, y_ptr, total, C, H, W, Ho, Wo, sxn, sxc, 
     taps = tl.arange(0, KWP)
     wpos = w0[:, None] + taps[None, :]
     wmask = omask[:, None] & (wpos < w1[:, None])
-    acc = tl.zeros([BLOCK], tl.float32)
+    # The taps accumulate as a [BLOCK, KWP] tile and are summed once after the loop: a tl.sum
+    # inside the loop is rewritten by Triton's thread-locality pass (a `reshape allow_reorder` to
+    # [BLOCK, 1, KWP]) which, with two rows per thread and one tap per register (a strided input,
+    # sxw != 1), mixed taps of different outputs on the H200.
+    acc2 = tl.zeros([BLOCK, KWP], tl.float32)
     for dh in range(0, KH):
         h = h0 + dh
         mask = wmask & (h < h1)[:, None]
         ptr = x_ptr + (base + h.to(tl.int64) * sxh)[:, None] + wpos.to(tl.int64) * sxw
-        acc += tl.sum(tl.load(ptr, mask=mask, other=0.0).to(tl.float32), axis=1)
+        acc2 += tl.load(ptr, mask=mask, other=0.0).to(tl.float32)
+    acc = tl.sum(acc2, axis=1)
     count = ((h1 - h0) * (w1 - w0)).to(tl.float32)
     tl.store(y_ptr + o, (acc / count).to(y_ptr.dtype.element_ty), mask=omask)
 

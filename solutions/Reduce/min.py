@@ -4,10 +4,12 @@ streaming pass over the input.
 Design: the reduction is viewed as an [M, N] matrix, the other dims as rows and `dim` as the
 column axis, each side collapsed and addressed through the input's own strides, so any dim and
 non-contiguous inputs are read in place with no transpose copy. A program owns BLOCK_M rows and
-sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps; the perf sweep's
-(S, 1024) rows are 4 rows per tile, read as 128-bit vectors), keeping a running (min, index) per
-row: each tile's min, then the smallest column holding it, replaces the running pair only when
-strictly smaller, so ties resolve to the first occurrence as torch.min does. NaN is the minimum
+sweeps their columns in [BLOCK_M, BLOCK_N] tiles of 4096 elements (8 warps; with 1024 rows or
+more, the perf sweep's (S, 1024), a tile is 32 rows x 128 columns, one warp's width of 128-bit
+vectors), keeping a running (min, column) per lane, replaced only when strictly smaller
+(elementwise: no reduction inside the sweep); after it the lanes combine once per row (a warp
+shuffle for 128-column tiles: the min, then the smallest column holding it), so ties resolve to
+the first occurrence as torch.min does. NaN is the minimum
 (torch.min propagates it): the first NaN's column is tracked on the side and wins, with a NaN
 value. Values are compared in float32, float64 or int64 as loaded and returned in the input's
 dtype. When the row blocks cannot fill the 132 SMs the columns are split over up to 4 x 132
@@ -98,11 +100,16 @@ def _reduce_plan(shape, operands, dim):
 def _reduce_grid(M, N, max_tile=4096):
     """Tile and split: BLOCK_N columns by BLOCK_M rows (about `max_tile` elements per step), and
     SPLIT programs per row block when there are too few row blocks to fill the GPU (each split
-    streams a `chunk` of at least 16K columns). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
+    streams a `chunk` of at least 8K columns, two tiles: mid-size rows spread over many SMs
+    instead of a few long sequential sweeps). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
     BLOCK_N = min_(triton.next_power_of_2(max(N, 1)), max_tile)
+    if M >= 1024:
+        # Plenty of rows: 128-column tiles (one warp's width) and up to 32 rows per program, so
+        # the per-row combine after the sweep is a warp shuffle, not a block-wide reduction.
+        BLOCK_N = min_(BLOCK_N, 128)
     BLOCK_M = max(1, min_(triton.next_power_of_2(max(M, 1)), max_tile // BLOCK_N))
     row_blocks = triton.cdiv(M, BLOCK_M)
-    split = max(1, min_(triton.cdiv(N, 4 * max_tile), (4 * 132) // row_blocks))
+    split = max(1, min_(triton.cdiv(N, 2 * max_tile), (4 * 132) // row_blocks))
     chunk = triton.cdiv(triton.cdiv(N, split), BLOCK_N) * BLOCK_N
     split = triton.cdiv(N, chunk) if N else 1
     warps = 8 if BLOCK_M * BLOCK_N >= 4096 else 4
@@ -135,24 +142,36 @@ def _min_kernel(x_ptr, pval_ptr, pidx_ptr, pnan_ptr, y_ptr, yi_ptr, M, N, chunk,
     roff = _strided(rows, RS1, RS2, RS3, rs0, rs1, rs2, rs3, RNDIM)
     start = pid_s * chunk
     end = tl.minimum(chunk, N - start)
-    best = tl.full([BLOCK_M], highest, val_t)
-    best_i = tl.zeros([BLOCK_M], tl.int64) + start
-    nan_i = tl.full([BLOCK_M], big, tl.int64)
+    # Per-lane running state over the column sweep (elementwise only: no reduction inside the
+    # loop); each lane keeps the first column holding its extreme, and the lanes are combined
+    # once after the loop (the extreme, then the smallest column holding it).
+    if I64:
+        BIG: tl.constexpr = 2**62
+        idx_t: tl.constexpr = tl.int64
+    else:
+        BIG: tl.constexpr = 2**31 - 1
+        idx_t: tl.constexpr = tl.int32
+    bv = tl.full([BLOCK_M, BLOCK_N], highest, val_t)
+    bi = tl.full([BLOCK_M, BLOCK_N], BIG, idx_t)
+    nan_l = tl.full([BLOCK_M, BLOCK_N], BIG, idx_t)
     for c in range(0, end, BLOCK_N):
         cols = start + c + cols0
         coff = _strided(cols, CS1, CS2, CS3, cs0, cs1, cs2, cs3, CNDIM)
         mask = rmask[:, None] & (cols < N)[None, :]
         v = tl.load(x_ptr + roff[:, None] + coff[None, :], mask=mask, other=highest).to(val_t)
-        cols2 = cols.to(tl.int64)[None, :] + tl.zeros([BLOCK_M, BLOCK_N], tl.int64)
         if IS_FLOAT:
             isnan = v != v
-            nan_i = tl.minimum(nan_i, tl.min(tl.where(isnan & mask, cols2, big), axis=1))
+            nan_l = tl.minimum(nan_l, tl.where(isnan, cols[None, :].to(idx_t), BIG))
             v = tl.where(isnan, highest, v)
-        m = tl.min(v, axis=1)
-        i = tl.min(tl.where((v == m[:, None]) & mask, cols2, big), axis=1)
-        better = m < best
-        best = tl.where(better, m, best)
-        best_i = tl.where(better, i, best_i)
+        better = v < bv
+        bv = tl.where(better, v, bv)
+        bi = tl.where(better, cols[None, :].to(idx_t), bi)
+    best = tl.min(bv, axis=1)
+    bi = tl.min(tl.where(bv == best[:, None], bi, BIG), axis=1)
+    # A row whose every element equals the sentinel kept no column: its answer is the chunk's first.
+    best_i = tl.where(bi == BIG, start, bi).to(tl.int64)
+    nan_r = tl.min(nan_l, axis=1)
+    nan_i = tl.where(nan_r == BIG, big, nan_r.to(tl.int64))
     if FINAL:
         val = best.to(y_ptr.dtype.element_ty)
         if IS_FLOAT:

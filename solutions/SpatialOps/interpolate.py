@@ -56,7 +56,9 @@ def _cc2(x):
     return ((A * x - 5.0 * A) * x + 8.0 * A) * x - 4.0 * A
 
 
-@triton.jit
+# H, W, HO, WO are never specialised: Triton turns an int argument equal to 1 into a constexpr
+# (a 1-D input has H = HO = 1), and _scale's `in_size.to(...)` has no meaning on a constexpr.
+@triton.jit(do_not_specialize=["H", "W", "HO", "WO"])
 def _interp_kernel(x_ptr, y_ptr, total, C, H, W, HO, WO, sxn, sxc, sxh, sxw, scale_h, scale_w,
                    MODE: tl.constexpr, HAS_SCALE: tl.constexpr, ALIGN: tl.constexpr, KH, KW,
                    KWP: tl.constexpr, BLOCK: tl.constexpr):
@@ -136,13 +138,16 @@ def _interp_kernel(x_ptr, y_ptr, total, C, H, W, HO, WO, sxn, sxc, sxh, sxw, sca
         taps = tl.arange(0, KWP)
         wpos = w0[:, None] + taps[None, :]
         wmask = omask[:, None] & (wpos < w1[:, None])
-        acc = tl.zeros([BLOCK], tl.float32)
+        # Taps accumulate as a tile, summed once after the loop (a tl.sum inside the loop meets
+        # Triton's thread-locality rewrite, which mixed outputs on the H200 in
+        # Pooling/adaptive_avg_pool2d for a strided input).
+        acc2 = tl.zeros([BLOCK, KWP], tl.float32)
         for dh in range(0, KH):
             h = h0 + dh
             m = wmask & (h < h1)[:, None]
             ptr = base[:, None] + h.to(tl.int64)[:, None] * sxh + wpos.to(tl.int64) * sxw
-            acc += tl.sum(tl.load(ptr, mask=m, other=0.0).to(tl.float32), axis=1)
-        y = acc / ((h1 - h0) * (w1 - w0)).to(tl.float32)
+            acc2 += tl.load(ptr, mask=m, other=0.0).to(tl.float32)
+        y = tl.sum(acc2, axis=1) / ((h1 - h0) * (w1 - w0)).to(tl.float32)
     tl.store(y_ptr + o, y.to(y_ptr.dtype.element_ty), mask=omask)
 
 
