@@ -285,15 +285,20 @@ std::vector<int> parse_gpus(const std::string& list) {
   return out;
 }
 
+// The folder holding the kbx_worker package: $KBX_WORKER_PATH, else kbx's own python/.
+fs::path worker_path() {
+  if (const char* wp = std::getenv("KBX_WORKER_PATH"); wp != nullptr && *wp != '\0') {
+    return wp;
+  }
+  return kbx_home() / "python";
+}
+
 run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& argv) {
   run::RunOptions o;
   o.source = a.source;
   o.out_dir = a.out;
   o.suite_root = a.suite_root.empty() ? default_suite_root() : fs::path(a.suite_root);
-  o.worker_path = kbx_home() / "python";
-  if (const char* wp = std::getenv("KBX_WORKER_PATH"); wp != nullptr && *wp != '\0') {
-    o.worker_path = wp;
-  }
+  o.worker_path = worker_path();
   o.python = a.python.empty() ? default_python() : a.python;
   o.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   o.device = a.device == "auto" ? detect_device() : a.device;
@@ -1044,10 +1049,7 @@ int run_cli(int argc, char** argv) {
     merge_args.out = merge_out;
     merge_args.argv = args;
     merge_args.python = default_python();
-    merge_args.worker_path = kbx_home() / "python";
-    if (const char* wp = std::getenv("KBX_WORKER_PATH"); wp != nullptr && *wp != '\0') {
-      merge_args.worker_path = wp;
-    }
+    merge_args.worker_path = worker_path();
     return cmd_merge(merge_args);
   }
   if (*slurm_cmd) {
