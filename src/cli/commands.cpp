@@ -709,9 +709,7 @@ int cmd_merge(cluster::MergeOptions options) {
                "kbx: combined runs that differ in {} ({}); each session records its source\n",
                d.field, d.details);
   }
-  auto db = store::Database::open(options.out / "kbx.db");
-  auto model = report::build_report_model(*db);
-  fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
+  fmt::print("{}", report::render_terminal_summary(summary.model, use_color(stdout)));
   fmt::print("merged {} runs ({} evaluations) into {} (kbx.db, metrics.json, summary.json, "
              "kbx-results.json, kbx-results.csv)\n",
              summary.runs, summary.evaluations, options.out.string());

@@ -306,10 +306,10 @@ MergeSummary merge_runs(const MergeOptions& options) {
         Json{{"run", r.name}, {"label", r.label}, {"shard", r.config.value("shard", "")}});
   }
   db->set_run_config(merged_config(runs, summary.combined));
-  auto model = report::build_report_model(*db);  // the same exports as one run's
+  summary.model = report::build_report_model(*db);  // the same exports as one run's
   run::CodeQualityStep quality{options.python, options.worker_path};
-  report::attach_code_quality(model, run::measure_code_quality(quality, model));
-  report::write_exports(model, options.out);
+  report::attach_code_quality(summary.model, run::measure_code_quality(quality, summary.model));
+  report::write_exports(summary.model, options.out);
   return summary;
 }
 

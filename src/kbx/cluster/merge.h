@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kbx/common/json.h"
+#include "kbx/report/report_model.h"
 
 namespace kbx::cluster {
 
@@ -60,6 +61,7 @@ struct MergeSummary {
   int runs = 0;
   int evaluations = 0;
   std::vector<Difference> combined;
+  report::ReportModel model;  ///< the merged store's report, as the exports were written from it
 };
 
 /// Merges: checks (check_mergeable), takes each source's and the output's folder lock, copies every

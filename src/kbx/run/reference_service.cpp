@@ -388,8 +388,7 @@ std::optional<std::vector<store::TimingRecord>> ReferenceService::read_cached_ti
   if (!std::filesystem::exists(path, ec)) {
     return std::nullopt;
   }
-  return parse_cached_timings(read_file(path),
-                              suite::resolve_workloads(task, options_.seed).size());
+  return parse_cached_timings(read_file(path), task.workloads.size());
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
