@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -32,6 +34,7 @@
 #include "kbx/report/exports.h"
 #include "kbx/report/html_report.h"
 #include "kbx/report/report_model.h"
+#include "kbx/run/ceilings.h"
 #include "kbx/run/runner.h"
 #include "kbx/run/suite_check.h"
 #include "kbx/sandbox/protocol.h"
@@ -358,6 +361,92 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
     return 130;
   }
   return summary.input_problems > 0 ? 1 : 0;
+}
+
+// ---- kbx calibrate ------------------------------------------------------------------------
+
+struct CalibrateArgs {
+  std::string device = "auto";
+  std::string gpus = "0";
+  std::string tasks;
+  std::string out;
+  std::string cache_dir;
+  std::string python;
+  std::string suite_root;
+  int jobs = 0;
+  bool no_timings = false;
+  bool quick = false;
+};
+
+// The ceilings of every device: measured, written to the cache, printed as a table.
+void calibrate_ceilings(const CalibrateArgs& c, const std::string& device,
+                        const std::vector<int>& gpus, const fs::path& cache_dir) {
+  run::PythonStep step{c.python.empty() ? default_python() : c.python, worker_path(),
+                       std::chrono::seconds(900)};
+  fmt::print("{:<28} {:>10}  {}\n", "device", "copy GB/s", "matmul TFLOP/s");
+  for (int gpu : gpus) {
+    std::string which = device == "cuda" ? fmt::format("cuda:{}", gpu) : "cpu";
+    fmt::print(stderr, "kbx: measuring the ceilings of {} ...\n", which);
+    auto measured = run::measure_ceilings(step, which, c.quick);
+    if (!measured) {
+      throw measured.error();
+    }
+    fs::path path = run::write_ceilings(cache_dir, measured.value());
+    std::vector<std::string> rates;
+    for (const auto& [dtype, v] : measured.value()["matmul_tflops"].items()) {
+      rates.push_back(fmt::format("{} {:.4g}", dtype, v.get<double>()));
+    }
+    std::string name = measured.value()["device"].value("name", which);
+    fmt::print("{:<28} {:>10.1f}  {}\n", (which + " " + name).substr(0, 28),
+               measured.value()["copy_gbs"].get<double>(), fmt::join(rates, ", "));
+    fmt::print(stderr, "kbx: wrote {}\n", path.string());
+  }
+}
+
+int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) {
+  std::string device = c.device == "auto" ? detect_device() : c.device;
+  if (device != "cpu" && device != "cuda") {
+    throw Error(ErrorKind::usage, "--device takes auto, cpu or cuda (got '{}')", c.device);
+  }
+  std::vector<int> gpus = device == "cuda" ? parse_gpus(c.gpus) : std::vector<int>{0};
+  fs::path cache_dir = c.cache_dir.empty() ? default_cache_dir() : fs::path(c.cache_dir);
+  calibrate_ceilings(c, device, gpus, cache_dir);
+  if (c.no_timings) {
+    return 0;
+  }
+  if (device != "cuda") {
+    fmt::print("reference timings: none on the CPU (perf runs on CUDA devices); ceilings only\n");
+    return 0;
+  }
+  // The references as submissions, evaluated with --reference-timing cached: every reference
+  // timing lands in the cache, and the run is the timer's self-check.
+  auto s = load_suite_or_throw(c.suite_root.empty() ? default_suite_root() : fs::path(c.suite_root));
+  std::string stamp = fmt::format("{}", std::time(nullptr));
+  fs::path out = c.out.empty() ? cache_dir / "calibrate" / stamp : fs::path(c.out);
+  fs::path source = out.string() + ".references.jsonl";
+  std::string lines;
+  for (const auto& task : s.tasks) {
+    Json line{{"file", task.key}, {"predict", read_file(task.dir / "reference.py")}};
+    lines += line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  fs::create_directories(source.parent_path());
+  write_file_atomic(source, lines);
+  EvalArgs e;
+  e.source = source.string();
+  e.out = out.string();
+  e.device = device;
+  e.gpus = c.gpus;
+  e.tasks = c.tasks;
+  e.jobs = c.jobs;
+  e.cache_dir = cache_dir.string();
+  e.python = c.python;
+  e.suite_root = c.suite_root;
+  e.no_require_triton = true;
+  e.reference_timing = "cached";
+  e.labels = {"purpose=calibrate"};
+  fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
+             out.string());
+  return cmd_eval(e, argv);
 }
 
 // ---- kbx generate -------------------------------------------------------------------------
@@ -966,6 +1055,23 @@ int run_cli(int argc, char** argv) {
   gen_cmd->add_option("--python", ge.python, "Python with torch and triton");
   gen_cmd->add_option("--cache-dir", ge.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
 
+  CalibrateArgs cal;
+  auto* cal_cmd = app.add_subcommand(
+      "calibrate",
+      "Measure the device's ceilings (copy bandwidth, matmul throughput per dtype) and cache every "
+      "reference's timing");
+  cal_cmd->add_option("--device", cal.device, "auto, cpu or cuda")->capture_default_str();
+  cal_cmd->add_option("--gpus", cal.gpus, "GPU indices, e.g. 0,1")->capture_default_str();
+  cal_cmd->add_option("--tasks", cal.tasks, "Only tasks matching these globs (reference timings)");
+  cal_cmd->add_option("-o,--out", cal.out,
+                      "Folder of the references' self-check run (default: under the cache dir)");
+  cal_cmd->add_option("-j,--jobs", cal.jobs, "Evaluations in flight");
+  cal_cmd->add_flag("--no-timings", cal.no_timings, "Only the ceilings; time no reference");
+  cal_cmd->add_flag("--quick", cal.quick, "Smaller ceiling measurements (tests; less exact)");
+  cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  cal_cmd->add_option("--python", cal.python, "Python with torch and triton");
+  cal_cmd->add_option("--cache-dir", cal.cache_dir, "Cache folder (default: ~/.cache/kbx)");
+
   std::string summary_out;
   bool summary_json_flag = false;
   auto* summary_cmd = app.add_subcommand("summary", "Print the summary of a finished or running eval");
@@ -1036,6 +1142,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*gen_cmd) {
     return cmd_generate(ga, ge, args);
+  }
+  if (*cal_cmd) {
+    return cmd_calibrate(cal, args);
   }
   if (*analyze_cmd) {
     return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);

@@ -1,5 +1,6 @@
 // The exports: metrics.json and summary.json exactly as KernelBench-X writes them, and kbx's own
 // kbx-results.json (every submission, every figure) and kbx-results.csv.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -113,6 +114,8 @@ Json workload_json(const WorkloadRow& w) {
   j["tflops"] = w.tflops;
   j["speedup"] = w.speedup;
   j["host_synchronising"] = w.host_synchronising;
+  j["bandwidth_utilisation"] = optional_or_null(w.bandwidth_utilisation);
+  j["compute_utilisation"] = optional_or_null(w.compute_utilisation);
   return j;
 }
 
@@ -138,6 +141,9 @@ Json row_json(const SubmissionRow& r, bool kept) {
   j["speedup_ci_high"] = r.speedup_ci ? Json(r.speedup_ci->high) : Json(nullptr);
   j["speedup_verdict"] = std::string(stats::to_string(r.speedup_verdict));
   j["host_synchronising"] = r.host_synchronising;
+  j["bandwidth_utilisation"] = optional_or_null(r.bandwidth_utilisation);
+  j["compute_utilisation"] = optional_or_null(r.compute_utilisation);
+  j["utilisation_suspect"] = r.utilisation_suspect;
   j["code_quality"] = optional_or_null(r.code_quality.complexity);
   j["maintainability"] = optional_or_null(r.code_quality.maintainability);
   j["code_quality_error"] = r.code_quality.error;
@@ -227,6 +233,9 @@ Json kbx_summary_json(const ReportModel& model) {
   out["code_quality_note"] = model.code_quality_note;
   out["environment"] = model.environment;
   out["device"] = model.device;
+  out["ceilings"] = model.ceilings;
+  out["utilisation_suspect"] = static_cast<int>(std::count_if(
+      model.rows.begin(), model.rows.end(), [](const SubmissionRow& r) { return r.utilisation_suspect; }));
   out["labels"] = model.labels;
   return out;
 }

@@ -398,6 +398,64 @@ std::optional<double> number_or_null(const Json& j, const char* key) {
   return std::nullopt;
 }
 
+// The ceilings of the environment's devices, when every device that has them has the same ones
+// (one GPU model); null otherwise.
+Json ceilings_of(const Json& environment) {
+  Json found;
+  if (!environment.contains("devices") || !environment["devices"].is_array()) {
+    return found;
+  }
+  for (const Json& d : environment["devices"]) {
+    if (!d.is_object() || !d.contains("ceilings") || !d["ceilings"].is_object()) {
+      continue;
+    }
+    if (found.is_null()) {
+      found = d["ceilings"];
+    } else if (found.value("name", "") != d["ceilings"].value("name", "")) {
+      return Json();
+    }
+  }
+  return found;
+}
+
+std::optional<double> ratio(double achieved, const Json& ceilings, const char* what,
+                            const std::string& dtype) {
+  const Json* peak = nullptr;
+  if (dtype.empty()) {
+    peak = ceilings.contains(what) && ceilings[what].is_number() ? &ceilings[what] : nullptr;
+  } else if (ceilings.contains(what) && ceilings[what].is_object() &&
+             ceilings[what].contains(dtype) && ceilings[what][dtype].is_number()) {
+    peak = &ceilings[what][dtype];
+  }
+  if (peak == nullptr || peak->get<double>() <= 0 || achieved <= 0) {
+    return std::nullopt;
+  }
+  return achieved / peak->get<double>();
+}
+
+void apply_ceilings(ReportModel& model) {
+  model.ceilings = ceilings_of(model.environment);
+  if (model.ceilings.is_null()) {
+    return;
+  }
+  auto over = [](const std::optional<double>& u) { return u && *u > 1.0; };
+  for (SubmissionRow& row : model.rows) {
+    if (!row.perf_ok) {
+      continue;
+    }
+    for (WorkloadRow& w : row.workloads) {
+      w.bandwidth_utilisation = ratio(w.gbs, model.ceilings, "copy_gbs", "");
+      w.compute_utilisation = ratio(w.tflops, model.ceilings, "matmul_tflops", w.dtype);
+      row.utilisation_suspect = row.utilisation_suspect || over(w.bandwidth_utilisation) ||
+                                over(w.compute_utilisation);
+    }
+    row.bandwidth_utilisation = ratio(row.gbs, model.ceilings, "copy_gbs", "");
+    row.compute_utilisation = ratio(row.tflops, model.ceilings, "matmul_tflops", row.dtype);
+    row.utilisation_suspect = row.utilisation_suspect || over(row.bandwidth_utilisation) ||
+                              over(row.compute_utilisation);
+  }
+}
+
 }  // namespace
 
 std::string ReportModel::method() const {
@@ -489,6 +547,7 @@ ReportModel build_report_model(store::Database& db) {
   model.outcomes = count_outcomes(model.rows);
   model.input_errors = distinct_input_errors(db);
   model.environment = latest_environment(db);
+  apply_ceilings(model);
   model.device = devices_of(evaluations);
   if (auto config = db.run_config(); config && config->contains("labels")) {
     for (const auto& [key, value] : (*config)["labels"].items()) {

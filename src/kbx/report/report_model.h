@@ -35,6 +35,10 @@ struct WorkloadRow {
   double gbs = 0;      ///< bytes / candidate median
   double tflops = 0;   ///< flops / candidate median
   double speedup = 0;  ///< reference median / candidate median
+  /// gbs over the device's measured copy bandwidth, and tflops over its measured matrix
+  /// throughput for this workload's dtype (ReportModel::ceilings); absent without them.
+  std::optional<double> bandwidth_utilisation;
+  std::optional<double> compute_utilisation;
   /// The reference's timed call leaves the GPU idle for most of its span (host work between its
   /// kernels: LAPACK steps, a synchronising check), see is_host_synchronising().
   bool host_synchronising = false;
@@ -81,6 +85,13 @@ struct SubmissionRow {
   /// A workload's reference is host-synchronising: speedup_ci is the bootstrap interval widened
   /// by stats::host_synchronising_margin on each side (docs/metrics.md).
   bool host_synchronising = false;
+  /// The row's gbs and tflops against the measured ceilings (see WorkloadRow); absent without
+  /// ceilings or perf. Over 1 (100%) on the row or any workload sets utilisation_suspect: a byte
+  /// or FLOP model that counts what the kernel need not move (inputs re-read from the L2), or a
+  /// kernel that skips work.
+  std::optional<double> bandwidth_utilisation;
+  std::optional<double> compute_utilisation;
+  bool utilisation_suspect = false;
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
   /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
@@ -129,6 +140,9 @@ struct ReportModel {
   /// Distinct (origin, message) pairs over all sessions, first seen first.
   std::vector<store::InputErrorRecord> input_errors;
   Json environment = Json::object();  ///< the env of the latest session that recorded one
+  /// The device's ceilings measured by `kbx calibrate` (copy_gbs, matmul_tflops per dtype,
+  /// method), from the environment's first device that carries them; null without.
+  Json ceilings;
   std::string device;
   /// The run's labels (`kbx eval --method/--model/--round/--label`), from its stored identity.
   std::map<std::string, std::string> labels;

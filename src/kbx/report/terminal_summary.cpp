@@ -133,6 +133,43 @@ std::string render_outcomes(const ReportModel& model) {
                      parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", ")));
 }
 
+// Utilisation against the device's measured ceilings, and the rows that exceed them; nothing
+// without ceilings (run `kbx calibrate`).
+std::string render_utilisation(const ReportModel& model) {
+  if (model.ceilings.is_null()) {
+    return {};
+  }
+  std::vector<double> bandwidth;
+  std::vector<std::string> suspect;
+  for (const SubmissionRow& r : model.rows) {
+    if (r.bandwidth_utilisation) {
+      bandwidth.push_back(*r.bandwidth_utilisation);
+    }
+    if (r.utilisation_suspect) {
+      suspect.push_back(r.file);
+    }
+  }
+  if (bandwidth.empty()) {
+    return {};
+  }
+  std::sort(bandwidth.begin(), bandwidth.end());
+  std::string out = fmt::format(
+      "Bandwidth against the measured {:.0f} GB/s copy: median {:.0f}%, best {:.0f}%\n",
+      model.ceilings.value("copy_gbs", 0.0), bandwidth[bandwidth.size() / 2] * 100,
+      bandwidth.back() * 100);
+  if (!suspect.empty()) {
+    std::size_t listed = std::min<std::size_t>(suspect.size(), 5);
+    out += clip(fmt::format("Over 100% of a measured ceiling (suspect: byte or FLOP model, or "
+                            "skipped work): {} ({}{})",
+                            suspect.size(),
+                            fmt::join(suspect.begin(), suspect.begin() + static_cast<long>(listed), ", "),
+                            listed < suspect.size() ? ", ..." : ""),
+                max_line_chars) +
+           "\n";
+  }
+  return out;
+}
+
 // How the timed rows' speedup intervals came out; nothing when no row was timed.
 std::string render_verdicts(const ReportModel& model) {
   const Totals::VerdictCounts& v = model.overall.verdicts;
@@ -153,7 +190,7 @@ std::string render_verdicts(const ReportModel& model) {
         host_synchronising, host_synchronising == 1 ? "" : "s",
         stats::host_synchronising_margin * 100);
   }
-  return out;
+  return out + render_utilisation(model);
 }
 
 std::string render_input_errors(const ReportModel& model) {

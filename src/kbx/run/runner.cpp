@@ -19,6 +19,7 @@
 #include "kbx/compare/tolerance.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
+#include "kbx/run/ceilings.h"
 #include "kbx/run/code_quality.h"
 #include "kbx/run/evaluate.h"
 #include "kbx/run/reference_service.h"
@@ -251,6 +252,12 @@ class Session {
     Json devices = Json::array();
     for (int gpu : options_.gpus) {
       Json d = references_->device_info(gpu);
+      if (auto ceilings = read_ceilings(options_.cache_dir, d, env.value("torch", ""))) {
+        d["ceilings"] = Json{{"name", d.value("name", "")},
+                             {"copy_gbs", (*ceilings)["copy_gbs"]},
+                             {"matmul_tflops", (*ceilings)["matmul_tflops"]},
+                             {"method", ceilings->value("method", "")}};
+      }
       labels_[gpu] = options_.device == "cuda"
                          ? fmt::format("cuda:{} {}", gpu, d.value("name", "unknown GPU"))
                          : fmt::format("cpu ({})", d.value("name", "unknown CPU"));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kbx/report/exports.h"
 #include "support/test_support.h"
 
 namespace kbx::report {
@@ -586,6 +587,57 @@ TEST(ReportModel, EachCandidateIsDividedByTheReferenceTimedOnItsOwnGpu) {
   ASSERT_EQ(m.rows.size(), 2U);
   EXPECT_DOUBLE_EQ(m.rows[0].speedup, 2.0);
   EXPECT_DOUBLE_EQ(m.rows[1].speedup, 3.0);
+}
+
+}  // namespace
+}  // namespace kbx::report
+
+namespace kbx::report {
+namespace {
+
+Json device_with_ceilings(const std::string& name, double copy_gbs) {
+  return {{"name", name},
+          {"ceilings",
+           {{"name", name}, {"copy_gbs", copy_gbs}, {"matmul_tflops", {{"float16", 1000.0}}}}}};
+}
+
+TEST(ReportModel, UtilisationIsAgainstTheMeasuredCeilingsOfTheWorkloadsDtype) {
+  Scenario s;
+  s.db->set_session_env(s.session, {{"devices", Json::array({device_with_ceilings("H200", 4000)})}});
+  auto m = build_report_model(*s.db);
+  ASSERT_FALSE(m.ceilings.is_null());
+  const SubmissionRow& a = row_of(m, "sA");  // float16; 2000 GB/s, 2 TFLOP in 6 ms
+  ASSERT_TRUE(a.bandwidth_utilisation && a.compute_utilisation);
+  EXPECT_DOUBLE_EQ(*a.bandwidth_utilisation, 0.5);
+  EXPECT_DOUBLE_EQ(*a.compute_utilisation, (2.0 / 0.006) / 1000.0);
+  EXPECT_DOUBLE_EQ(*a.workloads[0].compute_utilisation, 1.0);  // 2 TFLOP in 2 ms: at the peak
+  EXPECT_FALSE(a.workloads[1].compute_utilisation);            // no FLOPs
+  EXPECT_FALSE(a.utilisation_suspect);                         // 100% is not over
+  const SubmissionRow& c2 = row_of(m, "sC2");  // no dtype: bandwidth only
+  EXPECT_DOUBLE_EQ(*c2.bandwidth_utilisation, 0.1);
+  EXPECT_FALSE(c2.compute_utilisation);
+  EXPECT_FALSE(row_of(m, "sC").bandwidth_utilisation);  // not timed
+}
+
+TEST(ReportModel, AFigureOverAMeasuredCeilingIsSuspect) {
+  Scenario s;
+  s.db->set_session_env(s.session, {{"devices", Json::array({device_with_ceilings("H200", 1500)})}});
+  auto m = build_report_model(*s.db);
+  EXPECT_TRUE(row_of(m, "sA").utilisation_suspect);  // 2000 GB/s against a 1500 GB/s copy
+  EXPECT_FALSE(row_of(m, "sB").utilisation_suspect);
+  EXPECT_EQ(kbx_results_json(m)["summary"]["utilisation_suspect"], 1);
+}
+
+TEST(ReportModel, NoCeilingsOrDifferentDevicesGiveNoUtilisation) {
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  EXPECT_TRUE(m.ceilings.is_null());
+  EXPECT_FALSE(row_of(m, "sA").bandwidth_utilisation);
+  s.db->set_session_env(s.session, {{"devices", Json::array({device_with_ceilings("H200", 4000),
+                                                             device_with_ceilings("H100", 3000)})}});
+  m = build_report_model(*s.db);
+  EXPECT_TRUE(m.ceilings.is_null());
+  EXPECT_FALSE(row_of(m, "sA").bandwidth_utilisation);
 }
 
 }  // namespace
