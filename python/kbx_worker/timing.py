@@ -39,6 +39,8 @@ class Settings:
     flush_l2: bool = True
     spin_up_ms: float = 50.0
     head_start: bool = True
+    # `kbx doctor --timing`: also time each workload with triton.testing.do_bench (its median).
+    do_bench: bool = False
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -131,10 +133,20 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         extra: dict = {}
         samples, warmup_calls = sample(call, settings, flush, extra)
         bracket = bracket_samples(call, flush)
+        if settings.do_bench:
+            extra["do_bench_ms"] = _do_bench_median(call)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
         return _failed(workload, e)
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
             "warmup_calls": warmup_calls, "bracket_ms": bracket, **extra}
+
+
+def _do_bench_median(call: Callable[[], Any]) -> float:
+    """Triton's own timer on the same call, as `kbx doctor --timing` compares kbx's with it:
+    do_bench's defaults (25 ms of warm-up, 100 ms of repetitions, its L2 flush), the median."""
+    from triton.testing import do_bench
+
+    return float(do_bench(call, warmup=25, rep=100, return_mode="median"))
 
 
 def _inventory_one(entry: Callable, builders: Any, workload: dict, settings: Settings,

@@ -15,6 +15,13 @@ def test_missing_settings_take_the_defaults():
     assert settings.min_samples == 10 and settings.max_samples == 100
 
 
+def test_do_bench_is_off_unless_asked_and_must_be_a_boolean():
+    assert timing.Settings.from_request({}).do_bench is False
+    assert timing.Settings.from_request({"do_bench": True}).do_bench is True
+    with pytest.raises(WorkerError):
+        timing.Settings.from_request({"do_bench": 1})
+
+
 @pytest.mark.parametrize("raw", [
     [], {"min_samples": -1}, {"max_samples": 2.5}, {"flush_l2": 1}, {"budget_ms": "5"},
     {"min_samples": 20, "max_samples": 10}, {"max_samples": 0, "min_samples": 0},

@@ -37,6 +37,7 @@
 #include "kbx/run/ceilings.h"
 #include "kbx/run/runner.h"
 #include "kbx/run/suite_check.h"
+#include "kbx/run/timer_check.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
 #include "kbx/suite/suite.h"
@@ -221,6 +222,7 @@ struct EvalArgs {
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
   std::string shard;  ///< I/N
+  bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
 };
 
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
@@ -317,6 +319,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.rules = a.rules;
   o.labels = parse_labels(a);
   o.reference_timing = a.reference_timing;
+  o.timing.do_bench = a.do_bench;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
   }
@@ -378,6 +381,23 @@ struct CalibrateArgs {
   bool quick = false;
 };
 
+// The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl): the
+// submissions of a self-check. Returns its path.
+fs::path write_reference_submissions(const std::string& suite_root, const fs::path& out) {
+  auto s = load_suite_or_throw(suite_root.empty() ? default_suite_root() : fs::path(suite_root));
+  fs::path source = out.string() + ".references.jsonl";
+  std::string lines;
+  for (const auto& task : s.tasks) {
+    Json line{{"file", task.key}, {"predict", read_file(task.dir / "reference.py")}};
+    lines += line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  if (source.has_parent_path()) {
+    fs::create_directories(source.parent_path());
+  }
+  write_file_atomic(source, lines);
+  return source;
+}
+
 // The ceilings of every device: measured, written to the cache, printed as a table.
 void calibrate_ceilings(const CalibrateArgs& c, const std::string& device,
                         const std::vector<int>& gpus, const fs::path& cache_dir) {
@@ -420,17 +440,9 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   }
   // The references as submissions, evaluated with --reference-timing cached: every reference
   // timing lands in the cache, and the run is the timer's self-check.
-  auto s = load_suite_or_throw(c.suite_root.empty() ? default_suite_root() : fs::path(c.suite_root));
-  std::string stamp = fmt::format("{}", std::time(nullptr));
-  fs::path out = c.out.empty() ? cache_dir / "calibrate" / stamp : fs::path(c.out);
-  fs::path source = out.string() + ".references.jsonl";
-  std::string lines;
-  for (const auto& task : s.tasks) {
-    Json line{{"file", task.key}, {"predict", read_file(task.dir / "reference.py")}};
-    lines += line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-  }
-  fs::create_directories(source.parent_path());
-  write_file_atomic(source, lines);
+  fs::path out = c.out.empty() ? cache_dir / "calibrate" / fmt::format("{}", std::time(nullptr))
+                               : fs::path(c.out);
+  fs::path source = write_reference_submissions(c.suite_root, out);
   EvalArgs e;
   e.source = source.string();
   e.out = out.string();
@@ -447,6 +459,66 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
+}
+
+// ---- kbx doctor --timing ------------------------------------------------------------------
+
+struct DoctorArgs {
+  bool timing = false;
+  std::string gpus = "0";
+  std::string tasks;
+  std::string out;
+  std::string cache_dir;
+  std::string python;
+  std::string suite_root;
+  double tolerance = 0.03;
+  double min_us = 50;
+  int top = 20;
+};
+
+int cmd_doctor(const DoctorArgs& d, const std::vector<std::string>& argv) {
+  if (!d.timing) {
+    throw Error(ErrorKind::usage, "kbx doctor: say what to check (--timing)");
+  }
+  if (detect_device() != "cuda") {
+    throw Error(ErrorKind::usage,
+                "kbx doctor --timing compares GPU timers and needs a CUDA device; none is visible "
+                "here (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+  }
+  fs::path out = d.out.empty() ? fs::temp_directory_path() /
+                                     fmt::format("kbx-doctor-{}", std::time(nullptr))
+                               : fs::path(d.out);
+  EvalArgs e;
+  e.source = write_reference_submissions(d.suite_root, out).string();
+  e.out = out.string();
+  e.device = "cuda";
+  e.gpus = d.gpus;
+  e.tasks = d.tasks;
+  e.cache_dir = d.cache_dir;
+  e.python = d.python;
+  e.suite_root = d.suite_root;
+  e.no_require_triton = true;
+  e.do_bench = true;
+  e.labels = {"purpose=doctor-timing"};
+  fmt::print(stderr, "kbx: timing the references with kbx's timer and with do_bench: {}\n",
+             out.string());
+  int rc = cmd_eval(e, argv);
+  if (rc != 0 && rc != 1) {
+    return rc;
+  }
+  fs::path check = out / "timer-check.jsonl";
+  std::error_code ec;
+  if (!fs::is_regular_file(check, ec)) {
+    throw Error(ErrorKind::io, "{} was not written: no reference was timed (see {})",
+                check.string(), (out / "kbx-results.json").string());
+  }
+  auto rows = run::parse_timer_check(read_file(check));
+  if (!rows) {
+    throw rows.error();
+  }
+  auto verdict = run::judge_timer_check(std::move(rows).value(), d.tolerance, d.min_us / 1e3);
+  fmt::print("{}", run::render_timer_check(verdict, d.tolerance, d.min_us / 1e3, d.top));
+  return verdict.ok() ? 0 : 1;
 }
 
 // ---- kbx generate -------------------------------------------------------------------------
@@ -1055,6 +1127,24 @@ int run_cli(int argc, char** argv) {
   gen_cmd->add_option("--python", ge.python, "Python with torch and triton");
   gen_cmd->add_option("--cache-dir", ge.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
 
+  DoctorArgs doc;
+  auto* doc_cmd = app.add_subcommand(
+      "doctor", "Check kbx's own measurement on this machine (--timing: its timer against do_bench)");
+  doc_cmd->add_flag("--timing", doc.timing,
+                    "Time the references with kbx's timer and triton.testing.do_bench, compare medians");
+  doc_cmd->add_option("--gpus", doc.gpus, "GPU indices, e.g. 0,1")->capture_default_str();
+  doc_cmd->add_option("--tasks", doc.tasks, "Only tasks matching these globs");
+  doc_cmd->add_option("-o,--out", doc.out, "Folder of the run (default: under $TMPDIR)");
+  doc_cmd->add_option("--tolerance", doc.tolerance, "Largest relative difference of the medians")
+      ->capture_default_str();
+  doc_cmd->add_option("--min-us", doc.min_us, "Judge only workloads at least this long (µs)")
+      ->capture_default_str();
+  doc_cmd->add_option("--top", doc.top, "Workloads to list, largest difference first (-1: all)")
+      ->capture_default_str();
+  doc_cmd->add_option("--suite", doc.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  doc_cmd->add_option("--python", doc.python, "Python with torch and triton");
+  doc_cmd->add_option("--cache-dir", doc.cache_dir, "Cache folder (default: ~/.cache/kbx)");
+
   CalibrateArgs cal;
   auto* cal_cmd = app.add_subcommand(
       "calibrate",
@@ -1145,6 +1235,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*cal_cmd) {
     return cmd_calibrate(cal, args);
+  }
+  if (*doc_cmd) {
+    return cmd_doctor(doc, args);
   }
   if (*analyze_cmd) {
     return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);

@@ -21,6 +21,9 @@ struct TimingSettings {
   double budget_ms = 20;
   bool flush_l2 = true;
   double spin_up_ms = 50;  ///< GPU kept busy before the first workload, so clocks leave idle
+  /// `kbx doctor --timing`: the reference worker also times each workload with Triton's
+  /// do_bench, and the reference service writes both medians to <out>/timer-check.jsonl.
+  bool do_bench = false;
 
   [[nodiscard]] Json to_json() const;
 };

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <fstream>
 
 #include "kbx/common/files.h"
 #include "kbx/common/hash.h"
 #include "kbx/common/version.h"
 #include "kbx/run/replies.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::run {
 namespace {
@@ -418,8 +420,32 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
       std::filesystem::create_directories(cache_to->parent_path());
       write_file_atomic(*cache_to, cached_timings_text(task, reply->header));
     }
+    if (options_.timing.do_bench) {
+      record_timer_check(task, gpu, timings.value());
+    }
   }
   return timings;
+}
+
+void ReferenceService::record_timer_check(const suite::Task& task, int gpu,
+                                          const std::vector<store::TimingRecord>& timings) {
+  std::string lines;
+  for (const auto& t : timings) {
+    if (t.status != "ok" || !t.do_bench_ms) {
+      continue;
+    }
+    lines += Json{{"task", task.key},
+                  {"workload", t.workload},
+                  {"gpu", gpu},
+                  {"kbx_ms", stats::summarize(t.samples_ms).median},
+                  {"do_bench_ms", *t.do_bench_ms},
+                  {"samples", t.samples_ms.size()}}
+                 .dump() +
+             "\n";
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::ofstream out(options_.out_dir / "timer-check.jsonl", std::ios::app);
+  out << lines;
 }
 
 }  // namespace kbx::run

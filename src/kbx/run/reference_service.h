@@ -108,6 +108,9 @@ class ReferenceService {
   /// cache_dir/timings, keyed by the task and its version, the device (name, UUID, driver,
   /// CUDA), torch, kbx's version and commit, the seed and the timing settings.
   std::filesystem::path timing_cache_path(Lane& lane, int gpu, const suite::Task& task);
+  /// Appends each workload's two medians (kbx's samples, do_bench) to <out>/timer-check.jsonl.
+  void record_timer_check(const suite::Task& task, int gpu,
+                          const std::vector<store::TimingRecord>& timings);
   /// parse_cached_timings() of the file at `path`; nullopt when there is none.
   std::optional<std::vector<store::TimingRecord>> read_cached_timings(
       const std::filesystem::path& path, const suite::Task& task);

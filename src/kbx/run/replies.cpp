@@ -203,6 +203,13 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           }
           t.host_ms = host;
         }
+        if (r.contains("do_bench_ms")) {
+          double ms = r.at("do_bench_ms").get<double>();
+          if (!std::isfinite(ms) || ms <= 0) {
+            return Error(ErrorKind::protocol, "workload {}: do_bench_ms of {}", t.workload, ms);
+          }
+          t.do_bench_ms = ms;
+        }
         if (r.contains("kernels")) {
           auto kernels = decode_kernels(r.at("kernels"), fmt::format("perf/{}", t.workload));
           if (!kernels) {

@@ -107,6 +107,8 @@ struct TimingRecord {
   /// brackets are this long whatever the GPU does, so the stream check allows for it.
   std::optional<double> host_ms{};
   std::string method_note{};
+  /// Not stored: triton.testing.do_bench's median for the same call (`kbx doctor --timing`).
+  std::optional<double> do_bench_ms{};
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.
