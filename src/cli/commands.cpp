@@ -449,7 +449,8 @@ llm::ClientOptions client_options(const GenerateArgs& g) {
 int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std::string>& argv) {
   if (!llm::CurlTransport::available()) {
     throw Error(ErrorKind::usage, "kbx generate needs a kbx built with libcurl; this one was built "
-                "without it (self-contained, or libcurl4-openssl-dev missing at configure time)");
+                "without it (self-contained, as the pip wheel is, or libcurl4-openssl-dev missing at "
+                "configure time): build kbx from source with tools/setup.sh for generate");
   }
   auto options = generate_options(g, e, argv);
   auto client_opts = client_options(g);
