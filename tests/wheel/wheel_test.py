@@ -10,8 +10,8 @@ The venv: created with nothing but torch, Triton and NumPy, pinned to the versio
 WORK/venv between runs, since installing torch and Triton is most of the cost. Before each run any
 kbx in it is uninstalled and `import kbx` must fail; the new wheel is then installed, so what is
 tested is always this wheel on a clean torch + Triton. --fresh recreates the venv.
-The wheel is built by tools/build_wheel.sh, its CMake build in WORK/build (incremental; ccache
-when installed).
+The wheel is built by tools/build_wheel.sh, its CMake build in --build-dir (default WORK/build; ctest
+passes build-wheel/, the script's own folder; incremental, ccache when installed).
 
   wheel_test.py --python .venv/bin/python --work build-ci/wheel-test [--build-dir DIR] [--fresh] [--pandas]
 """
