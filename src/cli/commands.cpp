@@ -610,7 +610,8 @@ llm::ClientOptions client_options(const GenerateArgs& g) {
 int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std::string>& argv) {
   if (!llm::CurlTransport::available()) {
     throw Error(ErrorKind::usage, "kbx generate needs a kbx built with libcurl; this one was built "
-                "without it (self-contained, or libcurl4-openssl-dev missing at configure time)");
+                "without it (self-contained, as the pip wheel is, or libcurl4-openssl-dev missing at "
+                "configure time): build kbx from source with tools/setup.sh for generate");
   }
   auto options = generate_options(g, e, argv);
   auto client_opts = client_options(g);
@@ -1031,7 +1032,7 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--timeout", e.timeout_s, "Seconds allowed for each of the load and test-case stages (default 120 and 300)");
   eval_cmd->add_option("--perf-timeout", e.perf_timeout_s, "Seconds allowed for the perf stage")->capture_default_str();
   eval_cmd->add_option("--suite", e.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
-  eval_cmd->add_option("--python", e.python, "Python with torch and triton (default: .venv/bin/python, else python3)");
+  eval_cmd->add_option("--python", e.python, "Python with torch and triton (default: .venv/bin/python, an installed wheel's own Python, else python3)");
   eval_cmd->add_option("--cache-dir", e.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
   eval_cmd->add_option("--shard", e.shard,
                        "Evaluate only shard I of N (e.g. 2/3): a deterministic split balanced by "

@@ -20,6 +20,25 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? std::string(v) : fallback;
 }
 
+// The interpreter of the Python installation a wheel put kbx into: a home at
+// <prefix>/lib/pythonX.Y/site-packages/kbx/_home gives <prefix>/bin/python3, when that exists.
+fs::path wheel_python(const fs::path& home) {
+  fs::path site = home.parent_path().parent_path();
+  bool in_wheel = home.filename() == "_home" && home.parent_path().filename() == "kbx" &&
+                  (site.filename() == "site-packages" || site.filename() == "dist-packages");
+  if (!in_wheel) {
+    return {};
+  }
+  std::error_code ec;
+  fs::path bin = site.parent_path().parent_path().parent_path() / "bin";
+  for (const char* name : {"python3", "python"}) {
+    if (fs::exists(bin / name, ec)) {
+      return bin / name;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 fs::path kbx_home() {
@@ -40,9 +59,14 @@ fs::path default_suite_root() {
 }
 
 std::string default_python() {
-  fs::path venv = kbx_home() / ".venv" / "bin" / "python";
+  fs::path home = kbx_home();
+  fs::path venv = home / ".venv" / "bin" / "python";
   std::error_code ec;
-  return env_or("KBX_PYTHON", fs::exists(venv, ec) ? venv.string() : "python3");
+  if (fs::exists(venv, ec)) {
+    return env_or("KBX_PYTHON", venv.string());
+  }
+  fs::path installed = wheel_python(home);
+  return env_or("KBX_PYTHON", installed.empty() ? "python3" : installed.string());
 }
 
 fs::path default_cache_dir() {
