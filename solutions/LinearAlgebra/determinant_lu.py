@@ -2,12 +2,12 @@
 inside one Triton program per matrix (batched: one launch for the whole batch).
 
 Design: matrices up to 64 x 64 (the cases, and the small perf sizes) are factored entirely in
-registers: the matrix is one [NP x NP] tile (NP = next power of two; padding rows and columns get
-a unit diagonal, so they leave the product unchanged) and each of the n elimination steps is a
-handful of masked tile operations: extract column k, pick the pivot (largest |a_ik| over i >= k,
-lowest index on ties, as LAPACK's isamax), swap rows k and p with two selects, multiply the
-pivot into the running determinant, flip the sign on a real swap, and apply the rank-1 update to
-the trailing block. No host synchronisation, no pivot or factor tensors, no LAPACK/cuSOLVER
+registers: the matrix is one [NP x NP] tile (NP = next power of two) and each of the n
+elimination steps is a few masked tile operations with two cross-warp reductions: pick the pivot
+among the rows not yet pivoted (largest |a_ij|, lowest index on ties, as LAPACK's isamax, found by
+one max over packed (|value| bits, index) keys), extract that row, multiply the pivot into the
+running determinant and eliminate its column from the other unpivoted rows (no row swaps: the
+sign of the resulting row order is counted from the pivot list once, at the end). No host synchronisation, no pivot or factor tensors, no LAPACK/cuSOLVER
 setup: eager's torch.linalg.det runs getrf and a few kernels and copies for a 16x16 matrix.
 Larger float32 matrices (n > 64: the perf sizes 128 .. 1024) use a blocked right-looking LU:
 per panel of 32 columns, one single-program kernel factors the [n - k, 32] panel in registers
@@ -29,30 +29,45 @@ import triton.language as tl
 
 @triton.jit
 def _det_small_kernel(a_ptr, out_ptr, n, sab, sar, sac, PIVOT: tl.constexpr, NP: tl.constexpr):
+    # Whole matrix in registers, elimination without moving rows (as _lu_panel_kernel): step j
+    # picks the pivot among the rows not yet used (one packed |value|/index max-reduction,
+    # lowest index on ties; row j itself without pivoting), extracts that row (one reduction)
+    # and eliminates column j from every other unused row. The row order's sign is counted from
+    # the pivot list at the end.
     b = tl.program_id(0).to(tl.int64)
-    r1 = tl.arange(0, NP)
-    rows = r1[:, None]
-    cols = r1[None, :]
-    inside = (rows < n) & (cols < n)
-    a = tl.load(a_ptr + b * sab + rows * sar + cols * sac, mask=inside, other=0.0)
-    a = tl.where((rows == cols) & (rows >= n), 1.0, a)
-    det = tl.sum(tl.where(r1 == 0, 1.0, 0.0), axis=0).to(a.dtype)
-    for k in range(0, n):
+    r = tl.arange(0, NP)
+    rows = r[:, None]
+    cols = r[None, :]
+    a = tl.load(a_ptr + b * sab + rows * sar + cols * sac, mask=(rows < n) & (cols < n), other=0.0)
+    used = r >= n
+    pv = tl.full([NP], -1, tl.int32)
+    det = tl.sum(tl.where(r == 0, 1.0, 0.0), axis=0).to(a.dtype)
+    for j in range(0, n):
+        colj = tl.sum(tl.where(cols == j, a, 0.0), axis=1)
         if PIVOT:
-            colk = tl.sum(tl.where(cols == k, a, 0.0), axis=1)
-            cand = tl.where(r1 >= k, tl.abs(colk), -1.0)
-            p = tl.min(tl.where(cand == tl.max(cand, axis=0), r1, NP), axis=0)
-            rowk = tl.sum(tl.where(rows == k, a, 0.0), axis=0)
-            rowp = tl.sum(tl.where(rows == p, a, 0.0), axis=0)
-            a = tl.where(rows == k, rowp[None, :], tl.where(rows == p, rowk[None, :], a))
-            det = tl.where(p != k, -det, det)
-        colk = tl.sum(tl.where(cols == k, a, 0.0), axis=1)
-        rowk = tl.sum(tl.where(rows == k, a, 0.0), axis=0)
-        d = tl.sum(tl.where(r1 == k, colk, 0.0), axis=0)
-        det = det * d
-        l = tl.where(r1 > k, colk / d, 0.0)
-        a = a - tl.where(cols > k, l[:, None] * rowk[None, :], 0.0)
-    tl.store(out_ptr + b, det)
+            bits = tl.abs(colj).to(tl.float32).to(tl.int32, bitcast=True).to(tl.int64)
+            key = tl.where(used, -1, (bits << 32) | (NP - 1 - r).to(tl.int64))
+            kmax = tl.max(key, axis=0)
+            p = (NP - 1 - (kmax & 0x7FFFFFFF)).to(tl.int32)
+        else:
+            p = j
+        rowp = tl.sum(tl.where(rows == p, a, 0.0), axis=0)
+        piv = tl.sum(tl.where(r == j, rowp, 0.0), axis=0)
+        det = det * piv
+        pv = tl.where(r == j, p, pv)
+        used = used | (r == p)
+        l = tl.where(used, 0.0, colj / tl.where(piv == 0.0, 1.0, piv))
+        a = tl.where(cols > j, a - l[:, None] * rowp[None, :], a)
+    if PIVOT:
+        pa = pv[:, None]
+        pb = pv[None, :]
+        ok = (pa >= 0) & (pb >= 0)
+        inv = tl.sum(tl.sum(tl.where(ok & (r[:, None] < r[None, :]) & (pa > pb), 1, 0), axis=1),
+                     axis=0)
+        less = tl.sum(tl.sum(tl.where(ok & (pa < pb), 1, 0), axis=1), axis=0)
+        cross = tl.sum(tl.where(pv >= 0, pv, 0), axis=0) - less
+        det = tl.where(((inv + cross) % 2) == 1, -det, det)
+    tl.store(out_ptr + b, det.to(out_ptr.dtype.element_ty))
 
 
 @triton.jit
