@@ -12,7 +12,11 @@ elements (8 warps, 128-bit loads on contiguous columns) with an elementwise accu
 registers. When the row blocks cannot fill the 132 SMs (the perf sweep is the dim=None mean of a
 1-D pair: one row of up to 128M elements) the columns are split over up to 4 x 132 programs that
 write one partial each, and a second small launch adds them in a fixed order and scales by 1/N:
-deterministic, no atomics; up to 16K elements take a single launch. Math and accumulation are in
+deterministic, no atomics; up to 16K elements take a single launch. The common dim=None case
+over contiguous float32 operands (the whole perf sweep) takes one launch at every size instead: up
+to 1024 programs (one resident wave of 8-warp programs) each stream a contiguous chunk in 4096-
+element steps (one step per program up to 4M elements, so mid sizes cost one memory round trip)
+and the last program to finish, found by a ticket counter, adds the partials in index order. Math and accumulation are in
 the result dtype (float32, or float64 when `dtype` asks for it).
 """
 # expect: ok
@@ -161,8 +165,81 @@ def _mean_partials_kernel(part_ptr, y_ptr, M, SPLIT, scale, BLOCK_M: tl.constexp
     tl.store(y_ptr + rows, (tl.sum(p, axis=1) * scale).to(y_ptr.dtype.element_ty), mask=rows < M)
 
 
+@triton.jit
+def _add_mean_all_kernel(x_ptr, o_ptr, part_ptr, cnt_ptr, y_ptr, N, chunk, other_scalar, alpha,
+                         scale, OTHER_IS_TENSOR: tl.constexpr, SINGLE: tl.constexpr,
+                         BLOCK: tl.constexpr, PB: tl.constexpr):
+    # dim=None over contiguous operands (the perf sweep) in ONE launch: program p streams
+    # elements [p * chunk, (p + 1) * chunk) and writes one partial; the last program to finish
+    # (an acq_rel ticket counter) adds the partials in index order, writes the mean and resets
+    # the counter for the next call. Deterministic: the partials are summed in a fixed order.
+    pid = tl.program_id(0)
+    offs0 = tl.arange(0, BLOCK)
+    start = pid * chunk
+    acc = tl.zeros([BLOCK], tl.float32)
+    for c in range(0, chunk, BLOCK):
+        offs = start + c + offs0
+        mask = offs < N
+        x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        if OTHER_IS_TENSOR:
+            o = tl.load(o_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        else:
+            o = other_scalar
+        acc += tl.where(mask, x + alpha * o, 0.0)
+    s = tl.sum(acc, axis=0)
+    if SINGLE:
+        tl.store(y_ptr, (s * scale).to(y_ptr.dtype.element_ty))
+    else:
+        nprog = tl.num_programs(0)
+        tl.store(part_ptr + pid, s)
+        tl.debug_barrier()
+        ticket = tl.atomic_add(cnt_ptr, 1, sem="acq_rel")
+        if ticket == nprog - 1:
+            tl.debug_barrier()
+            i = tl.arange(0, PB)
+            p = tl.load(part_ptr + i, mask=i < nprog, other=0.0, cache_modifier=".cg")
+            tl.store(y_ptr, (tl.sum(p, axis=0) * scale).to(y_ptr.dtype.element_ty))
+            tl.store(cnt_ptr, 0)
+
+
+_SCRATCH = {}
+_MAX_PROGS = 1024
+_BLOCK_ALL = 4096
+
+
+def _scratch(device):
+    # Per device: the partials of one call and a ticket counter that the last program leaves at 0.
+    sc = _SCRATCH.get(device)
+    if sc is None:
+        sc = _SCRATCH[device] = (torch.empty(_MAX_PROGS, dtype=torch.float32, device=device),
+                                 torch.zeros(1, dtype=torch.int32, device=device))
+    return sc
+
+
+def _add_mean_all(input, other, alpha, keepdim, other_is_tensor):
+    N = input.numel()
+    y = torch.empty((), dtype=input.dtype, device=input.device)
+    progs = max(1, min(triton.cdiv(N, _BLOCK_ALL), _MAX_PROGS))
+    chunk = triton.cdiv(triton.cdiv(N, progs), _BLOCK_ALL) * _BLOCK_ALL
+    progs = max(1, triton.cdiv(N, chunk))
+    part, cnt = _scratch(input.device)
+    _add_mean_all_kernel[(progs,)](
+        input, other if other_is_tensor else input, part, cnt, y, N, chunk,
+        0.0 if other_is_tensor else float(other), float(alpha), 1.0 / N if N else float("nan"),
+        OTHER_IS_TENSOR=other_is_tensor, SINGLE=progs == 1, BLOCK=_BLOCK_ALL,
+        PB=triton.next_power_of_2(progs), num_warps=8)
+    return y.reshape([1] * input.dim()) if keepdim else y
+
+
 def fused_add_mean(input, other, dim=None, alpha=1, keepdim=False, dtype=None, out=None):
     other_is_tensor = isinstance(other, torch.Tensor)
+    if (dim is None and dtype is None and out is None and input.dtype == torch.float32
+            and input.is_contiguous() and 0 < input.numel() < 2**31 - 2**24
+            and (not other_is_tensor or (other.dtype == torch.float32
+                                         and other.shape == input.shape
+                                         and other.is_contiguous()))
+            and (other_is_tensor or type(other) in (int, float))):
+        return _add_mean_all(input, other, alpha, keepdim, other_is_tensor)
     r_dtype = torch.result_type(input, other)
     out_dtype = dtype if dtype is not None else r_dtype
     if not out_dtype.is_floating_point:

@@ -5,8 +5,7 @@ writes a mask) and GELU.
 
 Design: grid (M/BM * P/BN grouped by 8 along M for L2 reuse, batch); tiles 128 x 128 x 32 with 8
 warps on large products (64 x 64 x 32 and 4 warps below), 3 stages. float32 operands use
-tl.dot(input_precision="ieee") (exact float32 products, as the contract and eager's cuBLAS SGEMM
-give; TF32 would fail it), float16 operands the tensor cores with a float32 accumulator. Epilogue:
+tl.dot(input_precision="tf32x3" (each float32 operand split into a TF32 high part and a TF32 remainder, three tensor-core products: ~2^-21 relative per product, within the float32 contract, where plain TF32 at 2^-11 fails it; "ieee" would lower to the much slower FFMA path)), float16 operands the tensor cores with a float32 accumulator. Epilogue:
 z is rounded to the output dtype (as bmm's output is), scaled by 1 / (1 - p) and rounded again
 (as dropout's is), kept where u >= p with u = (w >> 8) * 2^-24 from tl.randint on the element's
 flat output index (P(keep) = 1 - p; one Philox evaluation per element, negligible beside the
@@ -70,7 +69,7 @@ def _bmm_dropout_gelu_kernel(a_ptr, b_ptr, y_ptr, M, N, K, seed, p, scale,
         a = tl.load(a_base + ks[None, :] * sak, mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
         b = tl.load(b_base + ks[:, None] * sbk, mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
         if F32:
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+            acc = tl.dot(a, b, acc, input_precision="tf32x3")
         else:
             acc = tl.dot(a, b, acc)
     z = acc.to(y_ptr.dtype.element_ty).to(tl.float32)

@@ -6,8 +6,7 @@ kernels (eager: addmm, sigmoid, dropout with its mask: three launches, four extr
 Design: the input's leading dims are flattened into M rows (a view when they allow it); output
 tiles [BM x BN] = [64 x 64] (4 warps, 3 stages; [128 x 128] with 8 warps for K >= 4096), operands
 read through their strides (weight is read as its transpose in place, so the non-contiguous input
-and weight need no copy), float32 tl.dot with input_precision="ieee" (the contract is
-float32-exact; TF32 fails it). The perf shapes have a small output (1024 x 256: 64 tiles) and a
+and weight need no copy), float32 tl.dot with input_precision="tf32x3" (each float32 operand split into a TF32 high part and a TF32 remainder, three tensor-core products: ~2^-21 relative per product, within the float32 contract, where plain TF32 at 2^-11 fails it; "ieee" would lower to the much slower FFMA path). The perf shapes have a small output (1024 x 256: 64 tiles) and a
 long K (up to 32768), so K is split into S slices (S chosen to give about 2 programs per SM, slices
 of at least 256 or 512; S = 1 for short K): each slice writes a float32 partial tile and a second
 kernel sums the S partials in a fixed order (deterministic, no atomics) before the epilogue. With S
@@ -80,7 +79,7 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, M, N, K, k_per, seed, p
                     mask=(rm[:, None] < M) & (ks[None, :] < k_hi), other=0.0)
         b = tl.load(w_ptr + rn.to(tl.int64)[None, :] * swn + ks[:, None] * swk,
                     mask=(ks[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        acc = tl.dot(a, b, acc, input_precision="tf32x3")
     if SPLIT:
         tl.store(part_ptr + (sl.to(tl.int64) * M + rm[:, None]) * N + rn[None, :], acc,
                  mask=(rm[:, None] < M) & (rn[None, :] < N))

@@ -7,7 +7,10 @@ accuracy where it crosses zero; x > 1e18 returns 1 (x*x would overflow). Flat 1-
 4096 / 8 warps above 1M elements (1024 / 4 below), stride-aware loads and stores (non-contiguous
 inputs read in place, `out=` written directly). Each block ORs "some x <= 0 or NaN" into a single
 int32 flag, but only when the block has such an element (a runtime branch), so valid inputs cost
-no atomics; the host reads the flag once (the reference syncs too for its all()) and raises.
+no atomics; the host reads the flag once (the reference syncs too for its all()) and raises. The
+flag is a per-device buffer kept zero across calls (no allocation or fill launch per call), and
+contiguous tensors take a lean 4-argument kernel with no layout planning on the host: one launch
+and one flag read per call.
 """
 # expect: ok
 import torch
@@ -74,6 +77,32 @@ def _log_tanh_kernel(x_ptr, y_ptr, flag_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
     tl.store(y_ptr + _strided(offs, S1, S2, S3, ys0, ys1, ys2, ys3, NDIM), y, mask=mask)
 
 
+@triton.jit
+def _log_tanh_contig_kernel(x_ptr, y_ptr, flag_ptr, n, BLOCK: tl.constexpr):
+    # The contiguous case (every perf workload): flat offsets, fewest launch arguments.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    bad = tl.max((x > 0.0) == 0, axis=0)
+    if bad:
+        tl.atomic_or(flag_ptr, 1)
+    y = (x - 1.0) * (x + 1.0) / (x * x + 1.0)
+    y = tl.where(x > 1e18, 1.0, y)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+_FLAGS = {}
+
+
+def _flag(device):
+    # One zeroed int32 per device, kept across calls: valid inputs never write it, and a call that
+    # finds it set zeroes it again before raising, so no per-call allocation or fill launch.
+    f = _FLAGS.get(device)
+    if f is None:
+        f = _FLAGS[device] = torch.zeros(1, dtype=torch.int32, device=device)
+    return f
+
+
 def _launch_params(n, sizes, strides):
     big = n >= (1 << 20)
     block, warps = (4096, 8) if big else (1024, 4)
@@ -87,8 +116,12 @@ def fused_log_tanh(input, out=None):
     else:
         y = torch.empty(input.shape, dtype=input.dtype, device=input.device)
     n = input.numel()
-    flag = torch.zeros(1, dtype=torch.int32, device=input.device)
-    if n:
+    flag = _flag(input.device)
+    if n and n < 2**31 - 4096 and input.is_contiguous() and y.is_contiguous():
+        block, warps = (4096, 8) if n >= (1 << 20) else (1024, 4)
+        _log_tanh_contig_kernel[(triton.cdiv(n, block),)](input, y, flag, n, BLOCK=block,
+                                                          num_warps=warps)
+    elif n:
         src, dst = input, y
         plan = _plan(input.shape, [src, dst])
         if plan is None:
@@ -102,6 +135,7 @@ def fused_log_tanh(input, out=None):
         if dst is not y:
             y.copy_(dst)
     if flag.item():
+        flag.zero_()
         raise ValueError("fused_log_tanh needs every input element to be positive")
     if out is not None and y is not out:
         return out.copy_(y)

@@ -5,7 +5,7 @@ C1[j, i], so the GEMM does half the flops of eager's addmm, and C1 is never writ
 Design: grid (nt, nt) over [64 x 64] tiles of the n x n result; programs below the diagonal exit
 at once. Program (bi, bj), bi <= bj, computes S = A[bi] A[bj]^T over K in 32-wide slices (both
 operands are rows of A, read through its strides: the non-contiguous A needs no copy) with float32
-tl.dot(input_precision="ieee") (the contract is float32-exact; TF32 fails it), then reduces
+tl.dot(input_precision="tf32x3" (each float32 operand split into a TF32 high part and a TF32 remainder, three tensor-core products: ~2^-21 relative per product, within the float32 contract, where plain TF32 at 2^-11 fails it; "ieee" would lower to the much slower FFMA path)), then reduces
 |alpha * S + beta * C[bi, bj]| and, off the diagonal, |alpha * S^T + beta * C[bj, bi]| (C's
 mirrored tile read through swapped strides) into one float32 partial. A one-program kernel adds
 the partials in a fixed order (deterministic, no atomics) into the 0-d result; with a single tile
@@ -41,7 +41,7 @@ def _sym_abs_kernel(a_ptr, c_ptr, part_ptr, n, m, alpha, beta, sam, sak, scr, sc
                         mask=(ri[:, None] < n) & kmask[None, :], other=0.0)
             bt = tl.load(a_ptr + rj.to(tl.int64)[None, :] * sam + ks[:, None] * sak,
                          mask=kmask[:, None] & (rj[None, :] < n), other=0.0)
-            acc = tl.dot(a, bt, acc, input_precision="ieee")
+            acc = tl.dot(a, bt, acc, input_precision="tf32x3")
         mask = (ri[:, None] < n) & (rj[None, :] < n)
         v = alpha * acc
         if BETA:

@@ -61,8 +61,13 @@ def _cc2(x):
 @triton.jit(do_not_specialize=["H", "W", "HO", "WO"])
 def _interp_kernel(x_ptr, y_ptr, total, C, H, W, HO, WO, sxn, sxc, sxh, sxw, scale_h, scale_w,
                    MODE: tl.constexpr, HAS_SCALE: tl.constexpr, ALIGN: tl.constexpr, KH, KW,
-                   KWP: tl.constexpr, BLOCK: tl.constexpr):
-    o = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+                   KWP: tl.constexpr, BLOCK: tl.constexpr, I64: tl.constexpr):
+    # 32-bit index math unless an offset can pass 2**31 (64-bit divisions cost tens of
+    # instructions each, and every output element decodes its (plane, i, j)).
+    if I64:
+        o = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    else:
+        o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     omask = o < total
     j = (o % WO).to(tl.int32)
     t = o // WO
@@ -186,8 +191,10 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         KW = triton.cdiv(W, WO) + (1 if W % WO else 0)
         KWP = triton.next_power_of_2(KW) if mode == "area" else 1
         BLOCK = max(32, min(1024, 4096 // KWP))
+        span = sum(abs(st) * (d - 1) for st, d in zip(x.stride(), x.shape)) + 1
+        i64 = max(total, span) + BLOCK >= 2**31
         _interp_kernel[(triton.cdiv(total, BLOCK),)](
             x, y, total, C, H, W, HO, WO, *x.stride(), float(sh if sh is not None else 1.0),
             float(sw if sw is not None else 1.0), MODE=_MODES[mode], HAS_SCALE=has_scale,
-            ALIGN=bool(align_corners), KH=KH, KW=KW, KWP=KWP, BLOCK=BLOCK, num_warps=4)
+            ALIGN=bool(align_corners), KH=KH, KW=KW, KWP=KWP, BLOCK=BLOCK, I64=i64, num_warps=4)
     return y if nsp == 2 else y.squeeze(2)
