@@ -40,7 +40,7 @@ subs = [("/".join(p.parts[-2:]), p.read_text())
         for p in sorted(pathlib.Path("examples/correct").rglob("*.py"))]
 c = Client(url, timeout=1800, retries=50)
 
-def run(n, perf, unique):
+def run(n, perf, unique):  # unique: a fresh evaluation per request; else the warm-up's verdicts
     def one(i):
         key, code = subs[i % len(subs)]
         if unique:
@@ -61,7 +61,7 @@ for key, code in subs:  # warm the reference outputs, reference timings and Trit
     c.evaluate(key, code, perf=True)
 rows = [("perf off", *run(int(os.environ.get("N_OFF", "400")), False, True)),
         ("perf on", *run(int(os.environ.get("N_ON", "48")), True, True)),
-        ("repeats (store)", *run(int(os.environ.get("N_REPEAT", "1000")), False, False))]
+        ("repeats (store)", *run(int(os.environ.get("N_REPEAT", "1000")), True, False))]
 print(f"{'mode':<16} {'evals/s':>8} {'n':>5} {'wall s':>7} {'p50 s':>6} {'p95 s':>6}  outcomes; speedup verdicts")
 for name, rate, wall, p50, p95, outcomes, verdicts in rows:
     n = sum(outcomes.values())

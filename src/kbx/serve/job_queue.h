@@ -26,7 +26,9 @@ class JobQueue {
   /// Wakes every pop(); try_push refuses from now on. Jobs still queued are still handed out.
   void close();
 
+  /// Jobs waiting (not those being run).
   [[nodiscard]] std::size_t depth() const;
+  /// The most jobs that may wait.
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
 
  private:
