@@ -555,6 +555,7 @@ int cmd_serve(const ServeArgs& s, const EvalArgs& e, const std::vector<std::stri
   options.queue_capacity = static_cast<std::size_t>(std::max(1, s.queue));
   options.wait_s = std::max(1, s.wait_s);
   options.limits.code_bytes_max = s.max_code_bytes;
+  options.cancel = &g_stop;
   options.limits.body_bytes_max = std::max<std::size_t>(1U << 20, 2 * s.max_code_bytes + 65536);
   http.threads = s.threads > 0 ? s.threads : s.queue + options.run.jobs + 32;
   auto lock = FolderLock::acquire(options.run.out_dir, argv);

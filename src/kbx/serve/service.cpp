@@ -199,7 +199,7 @@ std::optional<Answer> EvaluationService::admit(const EvaluateRequest& request, P
   std::string slot = p.perf || !options_.run.perf ? "serve" : "serve/no-perf";
   p.submission = submit::Submission{task->key, std::move(code), "kbx serve", slot, 0};
   p.id = run::submission_id(p.submission);
-  if (stopping_.load()) {
+  if (stopping()) {
     return Answer{503, Json{{"error", "kbx serve is shutting down; retry against its successor"}},
                   5};
   }
@@ -253,7 +253,7 @@ void EvaluationService::run_job(const std::shared_ptr<Pending>& job, int gpu) {
   auto start = Clock::now();
   Answer answer;
   try {
-    if (stopping_.load()) {
+    if (stopping()) {
       throw Error(ErrorKind::busy, "kbx serve is shutting down; retry against its successor");
     }
     {
@@ -288,10 +288,15 @@ void EvaluationService::run_job(const std::shared_ptr<Pending>& job, int gpu) {
     eval_ms_mean_.store(mean == 0 ? ms : 0.9 * mean + 0.1 * ms);
     answer = answer_for(job->id, "evaluated");
   } catch (const Error& e) {
-    answer = e.kind() == ErrorKind::busy ? Answer{503, Json{{"error", e.what()}}, 5}
-                                         : error_answer(500, e.what());
+    // Workers fail to start once the stop flag cancels their reads: that is the stop, not a fault.
+    const bool stop = e.kind() == ErrorKind::busy || stopping();
+    answer = stop ? Answer{503, Json{{"error", stop && e.kind() != ErrorKind::busy
+                                                   ? "kbx serve is shutting down; retry"
+                                                   : e.what()}},
+                           5}
+                  : error_answer(500, e.what());
     std::lock_guard<std::mutex> lock(mutex_);
-    last_failure_ = e.what();
+    last_failure_ = stop ? last_failure_ : e.what();
   } catch (const std::exception& e) {
     answer = error_answer(500, fmt::format("internal error: {}", e.what()));
     std::lock_guard<std::mutex> lock(mutex_);

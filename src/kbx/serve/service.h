@@ -32,6 +32,9 @@ struct ServiceOptions {
   RequestLimits limits;
   std::size_t queue_capacity = 64;  ///< evaluations waiting for a thread; beyond: 429
   int wait_s = 900;                 ///< the longest a request waits for its verdict; then 504
+  /// The flag that cancels the sandbox's reads (sandbox::set_cancel_flag), if any: once it is set
+  /// the service is stopping, so no evaluation starts and one that fails answers 503, not 500.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// An HTTP answer: status, JSON body, and for 429/503 the seconds to wait before a retry.
@@ -90,6 +93,9 @@ class EvaluationService {
   void record_evaluate(const RequestInfo& info, const Answer& answer, const Prepared* prepared,
                        const EvaluateRequest* request, std::chrono::steady_clock::time_point start);
   [[nodiscard]] int retry_after_s() const;
+  [[nodiscard]] bool stopping() const {
+    return stopping_.load() || (options_.cancel != nullptr && options_.cancel->load());
+  }
   [[nodiscard]] const run::RunOptions& run_options(bool perf) const {
     return perf ? options_.run : no_perf_;
   }
