@@ -37,11 +37,14 @@ class Client:
         self.retries = retries
 
     def evaluate(self, task: str, code: str, perf: bool | None = None, label: str | None = None,
-                 metadata: dict | None = None) -> dict:
-        """The verdict on `code` for `task`: {"submission_id", "served_from", "verdict": {...}}."""
+                 metadata: dict | None = None, timeout_s: int | None = None) -> dict:
+        """The verdict on `code` for `task`: {"submission_id", "served_from", "verdict": {...}}.
+        `timeout_s` shortens the load and test-case stages' deadlines (never beyond the server's)."""
         body: dict = {"task": task, "code": code}
         if perf is not None:
             body["perf"] = perf
+        if timeout_s is not None:
+            body["timeout_s"] = timeout_s
         if label is not None:
             body["label"] = label
         if metadata is not None:

@@ -121,6 +121,7 @@ def raw(url: str, method: str, path: str, body: bytes | None = None, headers=Non
 
 
 def load(server: Server, subs, expected: list, requests: int, clients: int) -> None:
+    """Sends `requests` requests for `subs` from `clients` threads; checks each verdict."""
     rng = random.Random(7)
     plan = [i % len(subs) for i in range(requests)]  # every code at least once
     rng.shuffle(plan)
@@ -274,14 +275,19 @@ def main() -> None:
         malformed(server.url)
         load(server, subs, records, args.requests, args.clients)
         check(server.alive(), "the server is still up after the crash and the hang")
+        hang = next(sub for sub, r in zip(subs, records) if r["outcome"] == "timeout")
+        v = Client(server.url).evaluate(*hang, timeout_s=2)
+        check(v["verdict"]["outcome"] == "timeout" and "within 2 s" in v["verdict"]["detail"]
+              and v["served_from"] == "evaluated",
+              "a request's timeout_s shortens its stage deadline (a verdict of its own)")
         h = Client(server.url).health()
-        check(h["queue_depth"] == 0 and h["evaluated"] == len(subs),
+        check(h["queue_depth"] == 0 and h["evaluated"] == len(subs) + 1,
               f"health: {h['evaluated']} evaluated, queue {h['queue_depth']}/{h['queue_capacity']}, "
               f"{h['workers']} workers on {h['device']}")
     finally:
         code = server.stop()
     check(code == 0, f"kbx serve stops cleanly on SIGTERM (exit {code})")
-    store_checks(tmp / "serve", args.requests, len(subs))
+    store_checks(tmp / "serve", args.requests + 1, len(subs) + 1)
     hang = next(sub for sub, r in zip(subs, records) if r["outcome"] == "timeout")
     token_and_queue(args.kbx, tmp, env, hang)
     print(f"serve load: {args.requests} requests, 0 lost, verdicts equal to kbx eval")

@@ -17,7 +17,8 @@ const char* type_name(const Json& j) {
 }
 
 std::optional<RequestProblem> check_known_fields(const Json& j) {
-  constexpr std::array<std::string_view, 5> known{"task", "code", "perf", "label", "metadata"};
+  constexpr std::array<std::string_view, 6> known{"task",  "code",  "perf",
+                                                  "timeout_s", "label", "metadata"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (auto k : known) {
@@ -25,7 +26,7 @@ std::optional<RequestProblem> check_known_fields(const Json& j) {
     }
     if (!ok) {
       return bad(fmt::format("unknown field '{}': an evaluate request takes task, code, and "
-                             "optionally perf, label and metadata",
+                             "optionally perf, timeout_s, label and metadata",
                              key));
     }
   }
@@ -68,6 +69,15 @@ std::optional<RequestProblem> read_optional(const Json& j, EvaluateRequest& r,
       return bad(fmt::format("field 'perf' must be true or false (got {})", type_name(j["perf"])));
     }
     r.perf = j["perf"].get<bool>();
+  }
+  if (j.contains("timeout_s")) {
+    const Json& t = j["timeout_s"];
+    if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 3600) {
+      return bad(fmt::format("field 'timeout_s' must be a whole number of seconds from 1 to 3600 "
+                             "(got {})",
+                             t.dump()));
+    }
+    r.timeout_s = t.get<int>();
   }
   if (j.contains("label")) {
     if (!j["label"].is_string()) {

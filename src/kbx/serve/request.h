@@ -24,6 +24,9 @@ struct EvaluateRequest {
   std::string task;   ///< "Math/softmax.py" (or "Math/softmax": the ".py" is optional)
   std::string code;   ///< the candidate's source, as `kbx eval` would read it from a .py file
   std::optional<bool> perf;  ///< absent: the server's --perf/--no-perf
+  /// Seconds allowed for each of the load and test-case stages, 1-3600; absent: the server's
+  /// (--timeout). Only ever shortens a stage: the server's deadline stays the upper bound.
+  std::optional<int> timeout_s;
   std::string label;  ///< free text kept with the request in the store
   Json metadata = Json::object();  ///< any JSON object kept with the request in the store
 };
@@ -34,8 +37,9 @@ struct RequestProblem {
   std::string message;
 };
 
-/// Reads `body` (JSON: {"task": str, "code": str, "perf"?: bool, "label"?: str,
-/// "metadata"?: object}). Unknown fields are refused, so a misspelt "perf" cannot pass silently.
+/// Reads `body` (JSON: {"task": str, "code": str, "perf"?: bool, "timeout_s"?: int,
+/// "label"?: str, "metadata"?: object}). Unknown fields are refused, so a misspelt "perf" cannot
+/// pass silently.
 /// Either the request or the problem.
 std::variant<EvaluateRequest, RequestProblem> parse_evaluate_request(const std::string& body,
                                                                      const RequestLimits& limits);

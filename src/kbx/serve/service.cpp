@@ -86,6 +86,7 @@ struct EvaluationService::Pending {
   std::string id;
   const suite::Task* task = nullptr;
   bool perf = false;
+  int timeout_s = 0;  ///< the request's shorter stage deadline; 0: the server's
   std::promise<Answer> promise;
 };
 
@@ -95,6 +96,7 @@ struct EvaluationService::Prepared {
   submit::Submission submission;
   std::string id;
   bool perf = false;
+  int timeout_s = 0;
   std::string served_from;
 };
 
@@ -193,10 +195,16 @@ std::optional<Answer> EvaluationService::admit(const EvaluateRequest& request, P
   }
   p.task = task;
   p.perf = options_.run.perf && request.perf.value_or(true);
-  // Read as `kbx eval` reads a submission. The slot keeps a no-perf verdict apart from a perf
-  // one on the same code.
+  const int server_timeout_s = std::max(options_.run.load_timeout_s, options_.run.cases_timeout_s);
+  const int asked_s = request.timeout_s.value_or(0);
+  p.timeout_s = asked_s < server_timeout_s ? asked_s : 0;
+  // Read as `kbx eval` reads a submission. The slot keeps a verdict without perf, or with a
+  // shorter deadline, apart from the server's default verdict on the same code.
   std::string code = submit::cut_at_separator(submit::strip_fences(request.code));
   std::string slot = p.perf || !options_.run.perf ? "serve" : "serve/no-perf";
+  if (p.timeout_s > 0) {
+    slot += fmt::format("/timeout={}", p.timeout_s);
+  }
   p.submission = submit::Submission{task->key, std::move(code), "kbx serve", slot, 0};
   p.id = run::submission_id(p.submission);
   if (stopping()) {
@@ -218,6 +226,7 @@ std::optional<Answer> EvaluationService::admit(const EvaluateRequest& request, P
   job->id = p.id;
   job->task = task;
   job->perf = p.perf;
+  job->timeout_s = p.timeout_s;
   verdict = job->promise.get_future().share();
   if (!queue_.try_push([this, job] { run_job(job, current_gpu); })) {
     rejected_full_.fetch_add(1);
@@ -263,7 +272,11 @@ void EvaluationService::run_job(const std::shared_ptr<Pending>& job, int gpu) {
       }
     }
     db_->upsert_submission({job->id, job->task->key, "kbx serve", 0, job->submission.code});
-    const auto& options = run_options(job->perf);
+    run::RunOptions options = run_options(job->perf);
+    if (job->timeout_s > 0) {
+      options.load_timeout_s = std::min(options.load_timeout_s, job->timeout_s);
+      options.cases_timeout_s = std::min(options.cases_timeout_s, job->timeout_s);
+    }
     if (options.perf && options.device == "cuda" && options.reference_timing != "adjacent" &&
         !job->task->workloads.empty()) {
       workers_->ensure_reference_timed(*job->task, gpu);

@@ -26,6 +26,16 @@ TEST(EvaluateRequest, ReadsTaskCodeAndTheOptionalFields) {
   EXPECT_EQ(req.metadata["run"], 7);
 }
 
+TEST(EvaluateRequest, ReadsAStageTimeoutAndRefusesOneOutOfRange) {
+  auto r = parse_evaluate_request(R"({"task": "a", "code": "b", "timeout_s": 5})", {});
+  ASSERT_TRUE(std::holds_alternative<EvaluateRequest>(r));
+  EXPECT_EQ(std::get<EvaluateRequest>(r).timeout_s, std::optional<int>(5));
+  for (const char* bad : {"0", "3601", "1.5", "\"5\""}) {
+    auto p = problem_of(std::string(R"({"task": "a", "code": "b", "timeout_s": )") + bad + "}");
+    EXPECT_NE(p.message.find("'timeout_s' must be a whole number"), std::string::npos) << bad;
+  }
+}
+
 TEST(EvaluateRequest, LeavesPerfUnsetWhenAbsent) {
   auto r = parse_evaluate_request(R"({"task": "a", "code": "b"})", {});
   ASSERT_TRUE(std::holds_alternative<EvaluateRequest>(r));
