@@ -2,8 +2,9 @@
 # Builds a self-contained kbx (fmt header-only, SQLite and libstdc++ static; needs only glibc >= 2.36)
 # into build-device/kbx, for a machine that lacks the build dependencies. Where the machine has no
 # sqlite3.h (the H200), the SQLite header and static library carried in .device/sqlite are used;
-# likewise Eigen's headers from .device/eigen3. tools/device_bundle.sh fills .device from this
-# machine's packages.
+# likewise Eigen's headers from .device/eigen3, and cpp-httplib's header-only httplib.h from
+# .device/httplib (for `kbx serve`; without it the build has no serve). tools/device_bundle.sh fills
+# .device from this machine's packages.
 # Does nothing when build-device/kbx exists and is newer than every source file.
 # usage: tools/build_device.sh [LOG]
 set -euo pipefail
@@ -20,6 +21,11 @@ fi
 # Eigen's headers (header-only): a copy carried in .device/eigen3 where the machine has none.
 if [ -f .device/eigen3/Eigen/Dense ] && [ ! -f /usr/include/eigen3/Eigen/Dense ]; then
   extra+=(-DKBX_EIGEN_INCLUDE_DIR="$PWD/.device/eigen3")
+fi
+# cpp-httplib for kbx serve: the self-contained build links no libcpp-httplib.so, so it always uses
+# the carried single header (header-only) when there is one.
+if [ -f .device/httplib/httplib.h ]; then
+  extra+=(-DKBX_HTTPLIB_INCLUDE_DIR="$PWD/.device/httplib")
 fi
 # CUPTI's headers for libkbx_cupti (the kernel inventory): the toolkit's, else the copy Triton ships.
 if [ ! -f /usr/local/cuda/include/cupti.h ] && [ -z "${CUDA_HOME:-}" ]; then

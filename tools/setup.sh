@@ -30,7 +30,7 @@ install_missing() {  # installs those of the Debian packages "$@" that are not i
 }
 install_missing g++ cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev \
   libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev python3-venv \
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
 
 # 1b. For the fuzz preset (and ci, whose tests run it): clang and libFuzzer, the compiler-rt
 # package of the installed clang's version (Debian 12: clang 14, libclang-rt-14-dev).

@@ -38,9 +38,13 @@
 #include "kbx/run/runner.h"
 #include "kbx/run/suite_check.h"
 #include "kbx/run/timer_check.h"
+#include "kbx/serve/auth.h"
+#include "kbx/serve/http_server.h"
+#include "kbx/serve/service.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
 #include "kbx/suite/suite.h"
+#include "kbx/suite/task_json.h"
 
 namespace kbx::cli {
 namespace {
@@ -89,14 +93,6 @@ struct SuiteArgs {
   std::string key;
 };
 
-Json task_summary_json(const suite::Task& t) {
-  return Json{{"key", t.key},          {"entry", t.entry},
-              {"category", t.category}, {"difficulty", t.difficulty},
-              {"signature", t.signature}, {"dtypes", t.dtypes},
-              {"cases", t.cases.size()}, {"workloads", t.workloads.size()},
-              {"version", t.version.substr(0, 12)}};
-}
-
 int cmd_suite_list(const SuiteArgs& a) {
   auto s = load_suite_or_throw(a.root);
   std::vector<const suite::Task*> tasks;
@@ -111,7 +107,7 @@ int cmd_suite_list(const SuiteArgs& a) {
   if (a.json) {
     Json out = Json::array();
     for (const auto* t : tasks) {
-      out.push_back(task_summary_json(*t));
+      out.push_back(suite::task_summary_json(*t));
     }
     fmt::print("{}\n", out.dump(2));
     return 0;
@@ -150,22 +146,7 @@ int cmd_suite_show(const SuiteArgs& a) {
     }
   }
   if (a.json) {
-    Json j = task_summary_json(*t);
-    j["description"] = t->description;
-    j["notes"] = t->notes;
-    j["precision"] = t->precision;
-    j["entry_names"] = t->entry_names();
-    j["version"] = t->version;
-    Json cases = Json::array();
-    for (const auto& c : t->cases) {
-      cases.push_back(Json{{"name", c.name}, {"args", c.args}, {"kwargs", c.kwargs}});
-    }
-    j["cases"] = cases;
-    Json loads = Json::array();
-    for (const auto& w : t->workloads) {
-      loads.push_back(Json{{"index", w.index}, {"params", w.params}, {"bytes", w.bytes}, {"flops", w.flops}});
-    }
-    j["workloads"] = loads;
+    Json j = suite::task_detail_json(*t);
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -665,6 +646,101 @@ int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std
   return summary.request_failed > 0 ? 1 : 0;
 }
 
+// ---- kbx serve ----------------------------------------------------------------------------
+
+struct ServeArgs {
+  std::string listen = "127.0.0.1:8765";
+  std::string token_env;
+  int queue = 64;
+  int wait_s = 900;
+  int threads = 0;  ///< 0: queue + jobs + 32
+  std::size_t max_code_bytes = 256U << 10;
+  bool perf = true;
+};
+
+/// HOST:PORT (an IPv6 host in brackets) -> host and port.
+std::pair<std::string, int> parse_listen(const std::string& listen) {
+  auto colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = -1;
+  try {
+    std::size_t used = 0;
+    std::string p = colon == std::string::npos ? "" : listen.substr(colon + 1);
+    port = std::stoi(p, &used);
+    port = used == p.size() ? port : -1;
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (host.empty() || port < 0 || port > 65535) {
+    throw Error(ErrorKind::usage,
+                "--listen takes HOST:PORT, e.g. 127.0.0.1:8765 (port 0: any free one; got '{}')",
+                listen);
+  }
+  return {host, port};
+}
+
+/// The bearer token from the variable --token-env names; required off loopback.
+std::string serve_token(const ServeArgs& s, const std::string& host) {
+  std::string token;
+  if (!s.token_env.empty()) {
+    const char* v = std::getenv(s.token_env.c_str());
+    if (v == nullptr || *v == '\0') {
+      throw Error(ErrorKind::usage, "--token-env {}: that environment variable is not set or empty",
+                  s.token_env);
+    }
+    token = v;
+  }
+  if (token.empty() && !serve::is_loopback(host)) {
+    throw Error(ErrorKind::usage,
+                "--listen {}: other machines can reach that address, so kbx serve needs a bearer "
+                "token: put one in an environment variable and name it with --token-env NAME",
+                host);
+  }
+  return token;
+}
+
+int cmd_serve(const ServeArgs& s, const EvalArgs& e, const std::vector<std::string>& argv) {
+  if (!serve::http_available()) {
+    throw Error(ErrorKind::usage,
+                "this kbx was built without cpp-httplib, so it has no `kbx serve`; install "
+                "libcpp-httplib-dev (tools/setup.sh does) or carry .device/httplib "
+                "(tools/device_bundle.sh) and rebuild");
+  }
+  auto [host, port] = parse_listen(s.listen);
+  serve::HttpOptions http{host, port, serve_token(s, host), 0};
+  serve::ServiceOptions options;
+  options.run = eval_options(e, argv);
+  options.run.perf = s.perf;
+  options.queue_capacity = static_cast<std::size_t>(std::max(1, s.queue));
+  options.wait_s = std::max(1, s.wait_s);
+  options.limits.code_bytes_max = s.max_code_bytes;
+  options.cancel = &g_stop;
+  options.limits.body_bytes_max = std::max<std::size_t>(1U << 20, 2 * s.max_code_bytes + 65536);
+  http.threads = s.threads > 0 ? s.threads : s.queue + options.run.jobs + 32;
+  auto lock = FolderLock::acquire(options.run.out_dir, argv);
+  auto suite = load_suite_or_throw(options.run.suite_root);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  sandbox::set_cancel_flag(&g_stop);
+  fmt::print(stderr, "kbx serve: device {}{}, {} evaluation threads, queue {}, perf {}; starting "
+             "workers ...\n", options.run.device,
+             options.run.device == "cuda" ? fmt::format(" (GPUs {})", fmt::join(options.run.gpus, ","))
+                                          : "",
+             options.run.jobs, options.queue_capacity, options.run.perf ? "on" : "off");
+  serve::EvaluationService service(options, suite, argv);
+  serve::serve_http(service, http, g_stop, [&](int bound) {
+    fmt::print(stderr, "kbx serve: listening on http://{}:{}{} (store {})\n", host, bound,
+               http.token.empty() ? "" : ", bearer token required",
+               (options.run.out_dir / "kbx.db").string());
+    std::fflush(stderr);
+  });
+  fmt::print(stderr, "kbx serve: stopped\n");
+  return 0;
+}
+
 // ---- kbx suite check ----------------------------------------------------------------------
 
 struct CheckArgs {
@@ -1162,6 +1238,41 @@ int run_cli(int argc, char** argv) {
   cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   cal_cmd->add_option("--python", cal.python, "Python with torch and triton");
   cal_cmd->add_option("--cache-dir", cal.cache_dir, "Cache folder (default: ~/.cache/kbx)");
+  EvalArgs se;
+  ServeArgs sa;
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "Evaluate submissions sent over HTTP (JSON): a local service for training loops and dashboards");
+  serve_cmd->add_option("-o,--out", se.out, "Output folder: kbx.db with every request and verdict")->required();
+  serve_cmd->add_option("--listen", sa.listen, "HOST:PORT to listen on (port 0: any free one); "
+                        "an address other than loopback needs --token-env")->capture_default_str();
+  serve_cmd->add_option("--token-env", sa.token_env,
+                        "Environment variable holding the bearer token every request must send");
+  serve_cmd->add_option("--queue", sa.queue, "Evaluations waiting at most; beyond it 429 with Retry-After")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  serve_cmd->add_option("--wait", sa.wait_s, "Seconds a request waits for its verdict before 504 (the evaluation goes on)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  serve_cmd->add_option("--max-code-bytes", sa.max_code_bytes, "Largest accepted \"code\" (413 beyond)")
+      ->capture_default_str();
+  serve_cmd->add_option("--http-threads", sa.threads, "Connections handled at once (default: queue + jobs + 32)");
+  serve_cmd->add_flag("--perf,!--no-perf", sa.perf,
+                      "Run the perf stage (CUDA only; default on) unless a request says \"perf\": false");
+  serve_cmd->add_option("--device", se.device, "cuda, cpu (Triton interpreter, no perf) or auto")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  serve_cmd->add_option("--gpus", se.gpus, "CUDA device indices to spread evaluations over, e.g. 0,1")->capture_default_str();
+  serve_cmd->add_option("-j,--jobs", se.jobs, "Evaluations in flight (default: cores on cpu, min(8, cores/2) on cuda)");
+  serve_cmd->add_option("--timeout", se.timeout_s, "Seconds allowed for each of the load and test-case stages (default 120 and 300)");
+  serve_cmd->add_option("--perf-timeout", se.perf_timeout_s, "Seconds allowed for the perf stage")->capture_default_str();
+  serve_cmd->add_option("--reference-timing", se.reference_timing,
+                        "session: each task's reference timed once per server session, on first use; "
+                        "adjacent: per submission, in its GPU slot; cached: as session, kept in the cache dir")
+      ->check(CLI::IsMember({"session", "adjacent", "cached"}))->capture_default_str();
+  serve_cmd->add_option("--rules", se.rules, "kbx (strict, default) or kernelbenchx")
+      ->check(CLI::IsMember({"kbx", "kernelbenchx"}))->capture_default_str();
+  serve_cmd->add_option("--seed", se.seed, "Base seed for test inputs")->capture_default_str();
+  serve_cmd->add_flag("--no-sandbox", se.no_sandbox, "Run candidates unconfined (debugging only; recorded)");
+  serve_cmd->add_option("--suite", se.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
+  serve_cmd->add_option("--python", se.python, "Python with torch and triton");
+  serve_cmd->add_option("--cache-dir", se.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
 
   std::string summary_out;
   bool summary_json_flag = false;
@@ -1239,6 +1350,9 @@ int run_cli(int argc, char** argv) {
   }
   if (*doc_cmd) {
     return cmd_doctor(doc, args);
+  }
+  if (*serve_cmd) {
+    return cmd_serve(sa, se, args);
   }
   if (*analyze_cmd) {
     return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);

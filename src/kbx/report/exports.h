@@ -31,6 +31,10 @@ Json kbx_summary_json(const ReportModel& model);
 /// [one record per submission, in source order, with its workloads, interval and verdict]}.
 Json kbx_results_json(const ReportModel& model);
 
+/// One submission's record of kbx-results.json (`in_metrics_json` says whether metrics.json keeps
+/// it for its task).
+Json submission_record_json(const SubmissionRow& row, bool in_metrics_json);
+
 /// kbx-results.csv: the scalar fields of each submission record, one line each, with a header.
 std::string kbx_results_csv(const ReportModel& model);
 

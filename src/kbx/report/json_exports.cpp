@@ -268,4 +268,8 @@ void write_exports(const ReportModel& model, const std::filesystem::path& dir) {
   write_file_atomic(dir / "kbx-results.csv", kbx_results_csv(model));
 }
 
+Json submission_record_json(const SubmissionRow& row, bool in_metrics_json) {
+  return row_json(row, in_metrics_json);
+}
+
 }  // namespace kbx::report

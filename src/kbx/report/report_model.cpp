@@ -559,4 +559,23 @@ ReportModel build_report_model(store::Database& db) {
   return model;
 }
 
+std::optional<SubmissionRow> build_submission_row(store::Database& db,
+                                                  const std::string& submission_id) {
+  auto submission = db.submission(submission_id);
+  if (!submission) {
+    return std::nullopt;
+  }
+  std::optional<TaskRecord> task;
+  for (auto& t : db.tasks()) {
+    if (t.key == submission->task_key) {
+      task = std::move(t);
+    }
+  }
+  auto evaluation = db.evaluation(submission_id);
+  ReferenceCache references(db);
+  stats::SpeedupBootstrap bootstrap;
+  return make_row(*submission, task ? &*task : nullptr, evaluation ? &*evaluation : nullptr,
+                  references, bootstrap);
+}
+
 }  // namespace kbx::report

@@ -170,4 +170,10 @@ void attach_code_quality(ReportModel& model, const Json& reply);
 /// Reads the store and derives every statistic. Pure apart from the reads.
 ReportModel build_report_model(store::Database& db);
 
+/// One submission's row, derived from the store exactly as build_report_model derives it (its
+/// speedup interval and verdict included), reading only that submission's rows; nullopt when the
+/// store has no such submission. For `kbx serve`, which answers one verdict at a time.
+std::optional<SubmissionRow> build_submission_row(store::Database& db,
+                                                  const std::string& submission_id);
+
 }  // namespace kbx::report

@@ -19,10 +19,10 @@
 #include "kbx/compare/tolerance.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
-#include "kbx/run/ceilings.h"
 #include "kbx/run/code_quality.h"
 #include "kbx/run/evaluate.h"
 #include "kbx/run/reference_service.h"
+#include "kbx/run/workers.h"
 #include "kbx/sandbox/worker_pool.h"
 #include "kbx/sandbox/zygote.h"
 
@@ -37,23 +37,6 @@ std::string now_iso8601() {
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-/// libkbx_cupti.so, the GPU kernel inventory the workers load: $KBX_CUPTI_LIBRARY (empty turns
-/// the inventory off), else the one built beside the kbx binary, else none.
-fs::path cupti_library() {
-  if (const char* v = std::getenv("KBX_CUPTI_LIBRARY"); v != nullptr) {
-    return v;
-  }
-  std::error_code ec;
-  fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "libkbx_cupti.so";
-  return !ec && fs::exists(beside, ec) ? beside : fs::path();
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  gethostname(buf, sizeof(buf) - 1);
   return buf;
 }
 
@@ -116,6 +99,8 @@ store::WorkloadRecord workload_record(const suite::Workload& w) {
   return r;
 }
 
+}  // namespace
+
 store::TaskRecord task_record(const suite::Task& t) {
   store::TaskRecord r;
   r.key = t.key;
@@ -128,6 +113,8 @@ store::TaskRecord task_record(const suite::Task& t) {
   }
   return r;
 }
+
+namespace {
 
 /// Everything that lives for the evaluation part of a run.
 class Session {
@@ -160,112 +147,7 @@ class Session {
  private:
   void start_workers() {
     progress_.on_status(fmt::format("starting the Python worker ({}) ...", options_.python));
-    fs::path work = options_.out_dir / "work";
-    fs::create_directories(work / "logs");
-    sandbox::ZygoteConfig zc;
-    zc.python = options_.python;
-    zc.worker_path = options_.worker_path;
-    zc.log_path = work / "zygote.log";
-    if (options_.device == "cpu") {
-      zc.env.emplace_back("TRITON_INTERPRET", "1");
-    }
-    zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-    if (auto cupti = cupti_library(); options_.device == "cuda" && !cupti.empty()) {
-      zc.env.emplace_back("KBX_CUPTI_LIBRARY", cupti.string());
-    }
-    zygote_ = sandbox::Zygote::start(zc);
-    sandbox::PoolConfig pc;
-    pc.device = options_.device;
-    pc.gpus = options_.gpus;
-    pc.spares_per_gpu = std::max(1, (options_.jobs + static_cast<int>(options_.gpus.size()) - 1) /
-                                        static_cast<int>(options_.gpus.size()));
-    pc.threads = options_.threads_per_worker;
-    pc.log_dir = work / "logs";
-    pc.sandbox = sandbox_config();
-    pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
-    references_ = std::make_unique<ReferenceService>(*pool_, options_,
-                                                     zygote_->env().value("torch", "unknown"));
-    record_environment();
-  }
-
-  /// The candidates' sandbox (docs/security.md): a private scratch mounted at one empty folder,
-  /// the run's folder and the reference cache hidden, an own uid when kbx is root, and limits.
-  Json sandbox_config() const {
-    if (!options_.sandbox) {
-      return nullptr;
-    }
-    fs::path scratch = fs::temp_directory_path() / "kbx-scratch";
-    fs::create_directories(scratch);
-    fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-    // Hidden: the run's folder and the reference cache (made now, so workers forked before the
-    // first reference output is written hide it too). A folder that holds what a candidate must
-    // import (the worker package, the suite) is narrowed to its work/ subfolder (the logs); its
-    // store stays readable there, and Landlock still forbids writing it.
-    fs::create_directories(options_.cache_dir);
-    auto canonical = [](const fs::path& p) {
-      std::error_code ec;
-      fs::path abs = fs::weakly_canonical(fs::absolute(p), ec);
-      return ec ? fs::absolute(p) : abs;
-    };
-    auto contains = [](const fs::path& dir, const fs::path& inner) {
-      auto rel = inner.lexically_relative(dir);
-      return !rel.empty() && *rel.begin() != "..";
-    };
-    Json hide = Json::array();
-    for (const auto& p : {options_.out_dir, options_.cache_dir}) {
-      fs::path dir = canonical(p);
-      if (contains(dir, canonical(options_.worker_path)) || contains(dir, canonical(options_.suite_root))) {
-        dir /= "work";
-      }
-      hide.push_back(dir.string());
-    }
-    const std::int64_t stage_seconds =
-        options_.load_timeout_s + options_.cases_timeout_s + options_.perf_timeout_s;
-    Json limits{{"cpu_seconds", 2 * stage_seconds},
-                {"file_bytes", std::int64_t{1} << 30},
-                {"open_files", 4096},
-                {"processes", 256},  // threads count too (pids cgroup); torch needs a few dozen
-                {"address_space_bytes", std::int64_t{16} << 30}};
-    return Json{{"scratch_root", scratch.string()},
-                {"hide", hide},
-                {"uid", geteuid() == 0},
-                {"limits", limits}};
-  }
-
-  /// What the sandbox of this run enforces, from a candidate worker that is started and dropped.
-  Json sandbox_report() {
-    if (!options_.sandbox) {
-      return Json{{"all", "off: --no-sandbox"}};
-    }
-    auto probe = pool_->acquire(options_.gpus.front());
-    Json report = probe->ready_info().value("sandbox", Json{{"all", "off: the worker reported none"}});
-    probe->kill();
-    return report;
-  }
-
-  void record_environment() {
-    Json env = zygote_->env();
-    env["sandbox"] = sandbox_report();
-    env["kbx_version"] = kbx::version();
-    env["kbx_commit"] = kbx::git_commit();
-    env["host"] = hostname();
-    Json devices = Json::array();
-    for (int gpu : options_.gpus) {
-      Json d = references_->device_info(gpu);
-      if (auto ceilings = read_ceilings(options_.cache_dir, d, env.value("torch", ""))) {
-        d["ceilings"] = Json{{"name", d.value("name", "")},
-                             {"copy_gbs", (*ceilings)["copy_gbs"]},
-                             {"matmul_tflops", (*ceilings)["matmul_tflops"]},
-                             {"method", ceilings->value("method", "")}};
-      }
-      labels_[gpu] = options_.device == "cuda"
-                         ? fmt::format("cuda:{} {}", gpu, d.value("name", "unknown GPU"))
-                         : fmt::format("cpu ({})", d.value("name", "unknown CPU"));
-      devices.push_back(d);
-    }
-    env["devices"] = devices;
-    env["device"] = options_.device;
-    db_.set_session_env(session_id_, env);
+    workers_ = std::make_unique<Workers>(options_, db_, session_id_);
   }
 
   /// Times the reference of every planned task on every GPU before any candidate runs, so no
@@ -296,11 +178,12 @@ class Session {
             if (stop_.load()) {
               return;
             }
-            sandbox::ExclusiveGpuHold hold(pool_->gpu_lock(gpu));
+            sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
             bool fresh = false;
-            auto timings = references_->timings(*task, gpu, fresh);
+            auto timings = workers_->references().timings(*task, gpu, fresh);
             if (timings && fresh) {
-              db_.save_reference_timings(session_id_, task->key, timings.value(), labels_.at(gpu));
+              db_.save_reference_timings(session_id_, task->key, timings.value(),
+                                         workers_->label(gpu));
             }
           }
         } catch (...) {
@@ -317,30 +200,10 @@ class Session {
     }
     if (options_.reference_timing == "cached") {
       progress_.on_status(fmt::format("reference timings: {} of {} from the cache ({})",
-                                      references_->timings_from_cache(),
+                                      workers_->references().timings_from_cache(),
                                       tasks.size() * options_.gpus.size(),
                                       (options_.cache_dir / "timings").string()));
     }
-  }
-
-  const compare::Contract* contract_for(const suite::Task& task, std::string& error) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = contracts_.find(task.key);
-    if (it == contracts_.end()) {
-      const bool public_rules = options_.rules == "kernelbenchx";
-      auto parsed = compare::parse_contract(public_rules && !task.kernelbenchx_precision.is_null()
-                                                ? task.kernelbenchx_precision
-                                                : task.precision);
-      if (parsed && public_rules) {
-        parsed->error_bound_k.reset();  // the public tolerance table has no error bounds
-      }
-      if (!parsed) {
-        error = fmt::format("{}: {}", (task.dir / "task.json").string(), parsed.error().what());
-        return nullptr;
-      }
-      it = contracts_.emplace(task.key, std::move(parsed).value()).first;
-    }
-    return &it->second;
   }
 
   void thread_main(const std::vector<PlanItem>& items, int gpu) {
@@ -377,25 +240,13 @@ class Session {
   }
 
   void evaluate_one(const PlanItem& item, int gpu) {
-    EvaluationResult result;
-    std::string contract_error;
-    const auto* contract = contract_for(*item.task, contract_error);
-    if (contract == nullptr) {
-      result.record.submission_id = item.id;
-      result.record.session_id = session_id_;
-      result.record.outcome = "skipped";
-      result.record.reason = "contract_error";
-      result.record.detail = contract_error;
-    } else {
-      EvalContext ctx{options_,   *zygote_,    *pool_,          *references_, pool_->gpu_lock(gpu),
-                      gpu,        session_id_, labels_.at(gpu), &live_};
-      result = evaluate(ctx, item.submission, item.id, *item.task, *contract);
-    }
+    EvaluationResult result =
+        workers_->evaluate(options_, item.submission, item.id, *item.task, gpu);
     if (result.fresh_reference_timings) {  // stored even if this evaluation is abandoned:
       // later evaluations of the task in this session point at them (or, taken in this
       // submission's slot, its own evaluation does).
       db_.save_reference_timings(session_id_, item.task->key, *result.fresh_reference_timings,
-                                 labels_.at(gpu),
+                                 workers_->label(gpu),
                                  result.reference_for_submission ? item.id : std::string());
     }
     if (result.record.outcome == "cancelled" || killed_by_stop(result.record)) {
@@ -412,12 +263,7 @@ class Session {
   std::int64_t session_id_;
   ProgressSink& progress_;
   const std::atomic<bool>& stop_;
-  std::unique_ptr<sandbox::Zygote> zygote_;
-  std::unique_ptr<sandbox::WorkerPool> pool_;
-  std::unique_ptr<ReferenceService> references_;
-  std::map<int, std::string> labels_;
-  sandbox::LiveCandidates live_;
-  std::map<std::string, compare::Contract> contracts_;
+  std::unique_ptr<Workers> workers_;
   std::mutex mutex_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> failed_{false};

@@ -63,6 +63,9 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
 /// SOURCE (however its path is spelled) and across fixes to its other items.
 std::string submission_id(const submit::Submission& submission);
 
+/// The task as the store keeps it (table tasks and its workloads).
+store::TaskRecord task_record(const suite::Task& task);
+
 /// True when `key` matches the comma-separated glob list (an empty list matches everything).
 bool task_selected(const std::string& pattern_list, const std::string& key);
 

@@ -292,6 +292,60 @@ std::vector<SubmissionRecord> Database::submissions() {
   return out;
 }
 
+std::optional<SubmissionRecord> Database::submission(const std::string& submission_id) {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "SELECT submission_id, task_key, origin, ordinal, code FROM submissions "
+               "WHERE submission_id = ?");
+  st.bind_all(submission_id);
+  if (!st.step()) {
+    return std::nullopt;
+  }
+  return SubmissionRecord{st.text(0), st.text(1), st.text(2), st.int32(3), st.text(4)};
+}
+
+void Database::add_serve_request(const ServeRequestRecord& r) {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "INSERT INTO serve_requests (session_id, received_at, remote_addr, method, path, "
+               "status, task_key, submission_id, served_from, outcome, error, label, "
+               "metadata_json, perf, time_total_ms) "
+               "VALUES (NULLIF(?, 0), ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?)");
+  st.bind_all(r.session_id, r.received_at, r.remote_addr, r.method, r.path,
+              static_cast<std::int64_t>(r.status), r.task_key, r.submission_id, r.served_from,
+              r.outcome, r.error, r.label, r.metadata.dump(), r.perf, r.time_total_ms)
+      .run();
+}
+
+std::vector<ServeRequestRecord> Database::serve_requests() {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "SELECT session_id, received_at, remote_addr, method, path, status, task_key, "
+               "submission_id, served_from, outcome, error, label, metadata_json, perf, "
+               "time_total_ms FROM serve_requests ORDER BY request_id");
+  std::vector<ServeRequestRecord> out;
+  while (st.step()) {
+    ServeRequestRecord r;
+    r.session_id = st.int64(0);
+    r.received_at = st.text(1);
+    r.remote_addr = st.text(2);
+    r.method = st.text(3);
+    r.path = st.text(4);
+    r.status = st.int32(5);
+    r.task_key = st.text(6);
+    r.submission_id = st.text(7);
+    r.served_from = st.text(8);
+    r.outcome = st.text(9);
+    r.error = st.text(10);
+    r.label = st.text(11);
+    r.metadata = Json::parse(st.text(12), nullptr, false);
+    r.perf = st.boolean(13);
+    r.time_total_ms = st.real(14);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 void Database::add_input_error(const InputErrorRecord& error) {
   std::lock_guard lock(mutex_);
   Statement st(

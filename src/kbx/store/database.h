@@ -56,6 +56,9 @@ class Database {
   void upsert_submission(const SubmissionRecord& submission);
   std::vector<SubmissionRecord> submissions();
 
+  /// The submission with this id, if stored.
+  std::optional<SubmissionRecord> submission(const std::string& submission_id);
+
   void add_input_error(const InputErrorRecord& error);
   std::vector<InputErrorRecord> input_errors();
 
@@ -68,6 +71,13 @@ class Database {
   /// evaluation of the same submission.
   void save_evaluation(const EvaluationRecord& evaluation);
   std::vector<EvaluationRecord> evaluations();
+  /// One submission's evaluation with its cases and samples (not its kernels), if any.
+  std::optional<EvaluationRecord> evaluation(const std::string& submission_id);
+
+  /// Records one request to `kbx serve` (table serve_requests).
+  void add_serve_request(const ServeRequestRecord& request);
+  /// Every recorded request, in arrival order.
+  std::vector<ServeRequestRecord> serve_requests();
 
   /// The reference's samples for a task in a session on one device (what speedups divide by);
   /// `device` is the evaluation's device label ("cuda:1 NVIDIA H200"), so with several GPUs each

@@ -151,24 +151,37 @@ void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>
   }
 }
 
-void read_cases(Connection conn, const std::map<std::string, EvaluationRecord*>& by_id) {
-  Statement st(conn,
-               "SELECT submission_id, case_index, name, status, reason, detail, output_path, "
-               "err_abs_max, err_rel_max, mismatch_count, first_mismatch_index, time_ms "
-               "FROM cases ORDER BY submission_id, case_index");
+// With `only`, the rows of that one submission.
+void read_cases(Connection conn, const std::map<std::string, EvaluationRecord*>& by_id,
+                const std::string* only = nullptr) {
+  std::string sql = fmt::format(
+      "SELECT submission_id, case_index, name, status, reason, detail, output_path, "
+      "err_abs_max, err_rel_max, mismatch_count, first_mismatch_index, time_ms "
+      "FROM cases {}ORDER BY submission_id, case_index",
+      only != nullptr ? "WHERE submission_id = ? " : "");
+  Statement st(conn, sql.c_str());
+  if (only != nullptr) {
+    st.bind_all(*only);
+  }
   while (st.step()) {
     by_id.at(st.text(0))->cases.push_back(read_case(st, 2));
   }
 }
 
 void read_candidate_timings(Connection conn,
-                            const std::map<std::string, EvaluationRecord*>& by_id) {
-  Statement st(conn,
-               "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
-               "t.method, t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-               "t.host_ms, s.sample_index, s.time_ms FROM candidate_timings t "
-               "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id "
-               "ORDER BY t.submission_id, t.workload_index, s.sample_index");
+                            const std::map<std::string, EvaluationRecord*>& by_id,
+                            const std::string* only = nullptr) {
+  std::string sql = fmt::format(
+      "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
+      "t.method, t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
+      "t.host_ms, s.sample_index, s.time_ms FROM candidate_timings t "
+      "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id {}"
+      "ORDER BY t.submission_id, t.workload_index, s.sample_index",
+      only != nullptr ? "WHERE t.submission_id = ? " : "");
+  Statement st(conn, sql.c_str());
+  if (only != nullptr) {
+    st.bind_all(*only);
+  }
   while (st.step()) {
     append_timing_row(st, 1, by_id.at(st.text(0))->timings);
   }
@@ -240,6 +253,24 @@ std::vector<EvaluationRecord> Database::evaluations() {
   read_cases(conn, by_id);
   read_candidate_timings(conn, by_id);
   return out;
+}
+
+std::optional<EvaluationRecord> Database::evaluation(const std::string& submission_id) {
+  std::lock_guard lock(mutex_);
+  Connection conn{db_, &path_};
+  std::string sql =
+      fmt::format("SELECT {} FROM evaluations WHERE submission_id = ?", evaluation_columns);
+  Transaction snapshot(conn, Transaction::Mode::read);
+  Statement st(conn, sql.c_str());
+  st.bind_all(submission_id);
+  if (!st.step()) {
+    return std::nullopt;
+  }
+  EvaluationRecord e = read_evaluation(st);
+  std::map<std::string, EvaluationRecord*> by_id{{submission_id, &e}};
+  read_cases(conn, by_id, &submission_id);
+  read_candidate_timings(conn, by_id, &submission_id);
+  return e;
 }
 
 void Database::save_reference_timings(std::int64_t session_id, const std::string& task_key,

@@ -44,6 +44,7 @@ const std::vector<TableRule>& rules() {
       {"submission_reference_samples", {{"timing_id", 'a'}}},
       {"llm_responses", {}, true},  // keyed by the request: the same answer in every source
       {"generations", {}},
+      {"serve_requests", {{"session_id", 's'}}, false, true},
   };
   return all;
 }

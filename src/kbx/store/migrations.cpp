@@ -242,7 +242,31 @@ ALTER TABLE workloads ADD COLUMN input_size_json TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE workloads ADD COLUMN dtype TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<Migration, 7> all_migrations{{
+// Version 8: `kbx serve`. One row per HTTP request with how it was answered; the verdicts
+// themselves are ordinary evaluations of ordinary submissions.
+constexpr const char* serve_requests_sql = R"sql(
+CREATE TABLE serve_requests (
+  request_id     INTEGER PRIMARY KEY,
+  session_id     INTEGER REFERENCES sessions (session_id),
+  received_at    TEXT NOT NULL,
+  remote_addr    TEXT NOT NULL,
+  method         TEXT NOT NULL,
+  path           TEXT NOT NULL,
+  status         INTEGER NOT NULL,
+  task_key       TEXT NOT NULL,
+  submission_id  TEXT REFERENCES submissions (submission_id),
+  served_from    TEXT NOT NULL,
+  outcome        TEXT NOT NULL,
+  error          TEXT NOT NULL,
+  label          TEXT NOT NULL,
+  metadata_json  TEXT NOT NULL,
+  perf           INTEGER NOT NULL CHECK (perf IN (0, 1)),
+  time_total_ms  REAL
+);
+CREATE INDEX serve_requests_by_submission ON serve_requests (submission_id);
+)sql";
+
+constexpr std::array<Migration, 8> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
@@ -250,6 +274,7 @@ constexpr std::array<Migration, 7> all_migrations{{
     {5, "adjacent_reference", adjacent_reference_sql},
     {6, "generation", generation_sql},
     {7, "workload_inputs", workload_inputs_sql},
+    {8, "serve_requests", serve_requests_sql},
 }};
 
 }  // namespace

@@ -186,4 +186,26 @@ struct GenerationRecord {
   std::string created_at;
 };
 
+/// One HTTP request to `kbx serve` and how it was answered (table serve_requests, version 8).
+struct ServeRequestRecord {
+  std::int64_t session_id = 0;  ///< the server's session
+  std::string received_at;      ///< ISO-8601 UTC, with milliseconds
+  std::string remote_addr;      ///< the client's address
+  std::string method;           ///< "POST"
+  std::string path;             ///< "/v1/evaluate"
+  int status = 0;               ///< the HTTP status answered
+  std::string task_key;         ///< evaluate requests: the task asked for ('' when unreadable)
+  std::string submission_id;    ///< evaluate requests that named a known task; '' otherwise
+  /// Where the verdict came from: "evaluated" (this request ran it), "store" (an earlier
+  /// verdict on the same code), "joined" (the evaluation another request had in flight); ''
+  /// without a verdict.
+  std::string served_from;
+  std::string outcome;          ///< the verdict's outcome; '' without one
+  std::string error;            ///< the message of a 4xx/5xx answer
+  std::string label;            ///< the request's "label"
+  Json metadata = Json::object();  ///< the request's "metadata" object
+  bool perf = false;            ///< whether the perf stage was asked for (and the server runs it)
+  double time_total_ms = 0;     ///< from the request's arrival to its answer
+};
+
 }  // namespace kbx::store

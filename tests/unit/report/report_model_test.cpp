@@ -589,6 +589,21 @@ TEST(ReportModel, EachCandidateIsDividedByTheReferenceTimedOnItsOwnGpu) {
   EXPECT_DOUBLE_EQ(m.rows[1].speedup, 3.0);
 }
 
+TEST(BuildSubmissionRow, OneRowReadAloneEqualsItsRowInTheWholeModel) {
+  // kbx serve answers from build_submission_row; its verdicts must be kbx eval's (interval,
+  // verdict, perf figures, pending) record for record.
+  Scenario s;
+  auto m = build_report_model(*s.db);
+  for (const char* id : {"sA", "sB", "sC", "sD", "sC2", "sA2"}) {
+    auto row = build_submission_row(*s.db, id);
+    ASSERT_TRUE(row.has_value()) << id;
+    EXPECT_EQ(submission_record_json(*row, false).dump(),
+              submission_record_json(row_of(m, id), false).dump())
+        << id;
+  }
+  EXPECT_FALSE(build_submission_row(*s.db, "nope").has_value());
+}
+
 }  // namespace
 }  // namespace kbx::report
 

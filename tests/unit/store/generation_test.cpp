@@ -51,7 +51,7 @@ TEST(GenerationTables, AVersion5StoreMigratesToTheLatestAndKeepsItsData) {
   EXPECT_EQ(db->submissions()[0].id, "s1");
   EXPECT_TRUE(db->generations().empty());
   EXPECT_FALSE(db->llm_response("k").has_value());
-  EXPECT_EQ(latest_schema_version(), 7);  // 6 added the generation tables, 7 workload inputs
+  EXPECT_EQ(latest_schema_version(), 8);  // 6 generation tables, 7 workload inputs, 8 serve
 }
 
 TEST(GenerationTables, CachedAnswersRoundTripAndTheFirstAnswerOfAKeyIsKept) {
