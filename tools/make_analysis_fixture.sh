@@ -42,6 +42,7 @@ if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'llm_responses'").fetch
     con.commit()
 con.execute("PRAGMA page_size = 1024")
 con.execute("VACUUM")
+con.execute("PRAGMA journal_mode = WAL")  # as kbx opens it: reading the fixture leaves it unchanged
 con.close()
 EOF
   say "$2: $(du -k "$dest/$2/kbx.db" | cut -f1) KB"
