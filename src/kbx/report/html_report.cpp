@@ -69,6 +69,7 @@ svg .cell.empty { fill: var(--bg); stroke: var(--line); } svg text.in { fill: #1
 svg .dot { fill: var(--accent); fill-opacity: 0.6; } svg .median { stroke: #1f2328; stroke-width: 2; }
 svg .exe { fill: var(--ok); fill-opacity: 0.75; } svg .solved { fill: var(--accent); }
 svg .spread { fill: var(--warn); } svg .family { fill: var(--bad); fill-opacity: 0.75; }
+table.grid + table.grid { margin-top: 14px; }
 details.diag { border-bottom: 1px solid var(--line); padding: 2px 0; }
 details.diag:target { background: #fff8c5; }
 details.diag td { font-size: 12px; word-break: break-word; }
@@ -385,8 +386,12 @@ std::string speedup_plot(const NamedRun& run) {
 }
 
 std::string speedup_csv_link(const NamedRun& run) {
+  auto rows = timed_rows(run.model);
+  if (rows.empty()) {
+    return "";
+  }
   std::string csv = "task,speedup,ci_low,ci_high,verdict\n";
-  for (const SubmissionRow* r : timed_rows(run.model)) {
+  for (const SubmissionRow* r : rows) {
     csv += fmt::format("{},{:.6g},{},{},{}\n", csv_field(r->file), r->speedup,
                        r->speedup_ci ? fmt::format("{:.6g}", r->speedup_ci->low) : "",
                        r->speedup_ci ? fmt::format("{:.6g}", r->speedup_ci->high) : "",
