@@ -635,9 +635,9 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
 
 /// Options of `kbx report` beyond the runs.
 struct ReportArgs {
-  std::string out;          ///< -o: .html (or .md: Markdown)
-  std::string markdown;     ///< --markdown FILE
-  std::string best_known;   ///< --best-known RUN
+  std::string out;         ///< -o: .html (or .md: Markdown)
+  std::string markdown;    ///< --markdown FILE
+  std::string best_known;  ///< --best-known RUN
 };
 
 void write_report_file(const std::string& out, const std::string& text, const char* what,
@@ -645,8 +645,9 @@ void write_report_file(const std::string& out, const std::string& text, const ch
   fs::path path(out);
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    throw Error(ErrorKind::usage, "-o '{}' is a folder; pass the {} file to write, e.g. {}/report.{}",
-                out, what, out, std::string(what) == "HTML" ? "html" : "md");
+    throw Error(ErrorKind::usage,
+                "-o '{}' is a folder; pass the {} file to write, e.g. {}/report.{}", out, what, out,
+                std::string(what) == "HTML" ? "html" : "md");
   }
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
@@ -1169,8 +1170,9 @@ int run_cli(int argc, char** argv) {
                          "The file to write: report.html (HTML), or summary.md (Markdown)");
   report_cmd->add_option("--markdown", report_args.markdown,
                          "Also write the headline tables as Markdown, e.g. summary.md");
-  report_cmd->add_option("--best-known", report_args.best_known,
-                         "A run of kbx's expert kernels (solutions/): a Best known column per task");
+  report_cmd->add_option(
+      "--best-known", report_args.best_known,
+      "A run of kbx's expert kernels (solutions/): a Best known column per task");
 
   try {
     app.parse(argc, argv);

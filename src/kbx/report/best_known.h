@@ -24,9 +24,9 @@ struct BestKnownRow {
 };
 
 struct BestKnown {
-  std::string source;               ///< the expert run's name
-  std::vector<std::string> runs;    ///< the runs' names
-  std::vector<BestKnownRow> rows;   ///< every task of the runs, by task key
+  std::string source;              ///< the expert run's name
+  std::vector<std::string> runs;   ///< the runs' names
+  std::vector<BestKnownRow> rows;  ///< every task of the runs, by task key
   /// Per run: tasks where both the run and the expert kernel were timed, and of those the ones
   /// where the run's speedup is at least the expert kernel's.
   std::vector<int> both_timed;

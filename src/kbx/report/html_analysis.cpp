@@ -28,9 +28,11 @@ struct LogScale {
   double from = 0;
   double to = 1;
 
-  static LogScale over(const std::vector<double>& values, double from, double to) {
-    double lo = 1;
-    double hi = 1;
+  /// Spans the values (and 1 when `with_one`: speedups keep eager's line in view).
+  static LogScale over(const std::vector<double>& values, double from, double to,
+                       bool with_one = true) {
+    double lo = with_one || values.empty() ? 1 : values.front();
+    double hi = lo;
     for (double v : values) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
@@ -56,7 +58,7 @@ std::string tick_label(double v, const char* unit) {
 // the range is wide).
 std::string x_axis(const LogScale& s, double top, double bottom, const char* unit) {
   std::string out;
-  double step = s.log_hi - s.log_lo > 12 ? std::log2(10.0) : 1.0;
+  double step = s.log_hi - s.log_lo > 7 ? std::log2(10.0) : 1.0;
   double start = step == 1.0 ? s.log_lo : std::ceil(s.log_lo / step) * step;
   for (double e = start; e <= s.log_hi + 1e-9; e += step) {
     double v = std::exp2(e);
@@ -65,14 +67,16 @@ std::string x_axis(const LogScale& s, double top, double bottom, const char* uni
         "<line class=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
         std::abs(e) < 1e-9 && unit[0] == 'x' ? "one" : "axis", x, x, top, bottom, x, bottom + 12,
-        step == 1.0 ? tick_label(v, unit) : fmt::format("{:.3g}{}", v, unit));
+        step == 1.0 ? tick_label(v, unit)
+                    : fmt::format("{:g}{}", v >= 1 ? std::round(v) : v, unit));
   }
   return out;
 }
 
 std::string svg_open(const std::string& id, double width, double height, const std::string& label) {
   return fmt::format(
-      "<svg class=\"plot\" id=\"{}\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" "
+      "<svg class=\"plot\" id=\"{}\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} "
+      "{:.0f}\" "
       "role=\"img\" aria-label=\"{}\">\n",
       id, width, height, width, height, escape(label));
 }
@@ -150,7 +154,7 @@ struct Point {
 
 // One row of dots per category on a horizontal log scale, the median marked.
 std::string strip_plot(const std::string& id, const std::vector<Point>& points, const char* unit,
-                       const std::string& label) {
+                       const std::string& label, bool with_one) {
   std::map<std::string, std::vector<const Point*>> rows;
   std::vector<double> values;
   for (const auto& p : points) {
@@ -162,7 +166,7 @@ std::string strip_plot(const std::string& id, const std::vector<Point>& points, 
   constexpr double top = 8;
   double width = 780;
   double height = top + row_h * static_cast<double>(rows.size()) + 24;
-  LogScale s = LogScale::over(values, left, width - 16);
+  LogScale s = LogScale::over(values, left, width - 40, with_one);
   std::string out = svg_open(id, width, height, label);
   out += x_axis(s, top, height - 20, unit);
   std::size_t r = 0;
@@ -296,15 +300,16 @@ std::string spread_svg(const Comparison& c, std::size_t index) {
         "x=\"{:.0f}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}x</text>\n",
         left, width - 10, y.at(v), y.at(v), left - 4, y.at(v) + 4, v);
   }
-  double bar_w = (width - left - 16) / static_cast<double>(std::max<std::size_t>(1, spreads.size()));
+  double bar_w =
+      (width - left - 16) / static_cast<double>(std::max<std::size_t>(1, spreads.size()));
   for (std::size_t i = 0; i < spreads.size(); ++i) {
     double x = left + bar_w * static_cast<double>(i);
     double y1 = y.at(spreads[i].first);
     out += fmt::format(
         "<rect class=\"spread\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\">"
         "<title>{}: {:.3g}x</title></rect>\n",
-        x + 1, y1, std::max(1.0, bar_w - 2), std::max(1.0, y.at(1) - y1),
-        escape(spreads[i].second), spreads[i].first);
+        x + 1, y1, std::max(1.0, bar_w - 2), std::max(1.0, y.at(1) - y1), escape(spreads[i].second),
+        spreads[i].first);
   }
   out += fmt::format(
       "<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\">tasks timed on several devices, by "
@@ -405,8 +410,9 @@ std::string submission_line(const NamedRun& run, const SubmissionRow& r) {
       "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td>"
       "<td class=\"num\">{}</td><td>{}</td></tr>\n",
       escape(run.name), escape(r.origin), escape(labels_text(r)),
-      r.outcome == "ok" ? "o-ok" : "o-bad", escape(r.outcome), escape(r.reason.empty() ? "-" : r.reason),
-      escape(detail), timed(r) ? fmt::format("{:.3f}x", r.speedup) : "-", escape(workloads_text(r)));
+      r.outcome == "ok" ? "o-ok" : "o-bad", escape(r.outcome),
+      escape(r.reason.empty() ? "-" : r.reason), escape(detail),
+      timed(r) ? fmt::format("{:.3f}x", r.speedup) : "-", escape(workloads_text(r)));
 }
 
 }  // namespace
@@ -419,9 +425,9 @@ std::string heatmap_section(const std::vector<NamedRun>& runs) {
   for (const auto& g : a.groups) {
     categories.insert(g.key[0]);
     methods.insert(g.key[1]);
-    csv += fmt::format("{},{},{},{},{:.6g}\n", csv_field(g.key[0]), csv_field(g.key[1]),
-                       g.submissions, g.exe_pass,
-                       static_cast<double>(g.exe_pass) / std::max(1, g.submissions));
+    csv +=
+        fmt::format("{},{},{},{},{:.6g}\n", csv_field(g.key[0]), csv_field(g.key[1]), g.submissions,
+                    g.exe_pass, static_cast<double>(g.exe_pass) / std::max(1, g.submissions));
   }
   std::string out = section_open(
       "heatmap", "Pass rates: category x method",
@@ -454,7 +460,7 @@ std::string speedup_distribution_section(const std::vector<NamedRun>& runs) {
     return out + note("No timed submissions (perf runs only on CUDA, only for correct ones).") +
            "</section>\n";
   }
-  return out + strip_plot("plot-speedup-distribution", points, "x", "speedups per category") +
+  return out + strip_plot("plot-speedup-distribution", points, "x", "speedups per category", true) +
          "</section>\n";
 }
 
@@ -478,7 +484,7 @@ std::string utilisation_section(const std::vector<NamedRun>& runs) {
   if (points.empty()) {
     return out + note("No timed submissions with declared bytes.") + "</section>\n";
   }
-  return out + strip_plot("plot-utilisation", points, " GB/s", "GB/s per category") +
+  return out + strip_plot("plot-utilisation", points, " GB/s", "GB/s per category", false) +
          "</section>\n";
 }
 

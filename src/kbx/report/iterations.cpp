@@ -98,7 +98,8 @@ std::vector<Entry> collect_entries(const std::vector<NamedRun>& runs) {
         continue;
       }
       std::string method = label_of(run, row, "method");
-      out.push_back({method.empty() ? "-" : method, keys.of(row), round, round_number(round), &row});
+      out.push_back(
+          {method.empty() ? "-" : method, keys.of(row), round, round_number(round), &row});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
@@ -129,8 +130,9 @@ std::optional<double> geomean_of(const std::vector<double>& v) {
 }
 
 // The round rows, in the entries' (round) order.
-std::vector<RoundStats> round_stats(const std::vector<const Entry*>& entries,
-                                    const std::map<std::string, std::vector<const Entry*>>& lineages) {
+std::vector<RoundStats> round_stats(
+    const std::vector<const Entry*>& entries,
+    const std::map<std::string, std::vector<const Entry*>>& lineages) {
   std::vector<RoundStats> rounds;
   std::map<std::string, std::vector<double>> speedups;
   for (const Entry* e : entries) {
@@ -184,8 +186,8 @@ Iterations method_iterations(const std::string& method, const std::vector<const 
       count_step(step.counts, chain[i]->row->exe_ok, chain[i + 1]->row->exe_ok);
       count_step(it.total, chain[i]->row->exe_ok, chain[i + 1]->row->exe_ok);
     }
-    auto first_ok = std::find_if(chain.begin(), chain.end(),
-                                 [](const Entry* e) { return e->row->exe_ok; });
+    auto first_ok =
+        std::find_if(chain.begin(), chain.end(), [](const Entry* e) { return e->row->exe_ok; });
     if (first_ok == chain.end()) {
       it.never_correct += 1;
     } else if (first_ok == chain.begin()) {
@@ -260,10 +262,11 @@ std::string render_iterations(const std::vector<Iterations>& its) {
                                      rate(r.solved_by_round, r.lineages)));
     }
     for (const auto& s : it.steps) {
-      out += fmt::format("  round {} -> {}: fail->pass {}, pass->fail {}, pass->pass {}, "
-                         "fail->fail {}\n",
-                         s.from, s.to, s.counts.fail_to_pass, s.counts.pass_to_fail,
-                         s.counts.pass_to_pass, s.counts.fail_to_fail);
+      out += fmt::format(
+          "  round {} -> {}: fail->pass {}, pass->fail {}, pass->pass {}, "
+          "fail->fail {}\n",
+          s.from, s.to, s.counts.fail_to_pass, s.counts.pass_to_fail, s.counts.pass_to_pass,
+          s.counts.fail_to_fail);
     }
     out += fmt::format(
         "  persistently correct {} (geomean {} over {} timed); rescued {} (geomean {} over {} "
@@ -286,19 +289,20 @@ Json iterations_json(const std::vector<Iterations>& its) {
            {"never_correct", it.never_correct}};
     m["rounds"] = Json::array();
     for (const auto& r : it.rounds) {
-      m["rounds"].push_back(Json{
-          {"round", r.round},
-          {"submissions", r.submissions},
-          {"call_pass", r.call_pass},
-          {"exe_pass", r.exe_pass},
-          {"perf_pass", r.perf_pass},
-          {"geomean_speedup", r.geomean_speedup ? Json(*r.geomean_speedup) : Json(nullptr)},
-          {"lineages", r.lineages},
-          {"solved_by_round", r.solved_by_round}});
+      m["rounds"].push_back(
+          Json{{"round", r.round},
+               {"submissions", r.submissions},
+               {"call_pass", r.call_pass},
+               {"exe_pass", r.exe_pass},
+               {"perf_pass", r.perf_pass},
+               {"geomean_speedup", r.geomean_speedup ? Json(*r.geomean_speedup) : Json(nullptr)},
+               {"lineages", r.lineages},
+               {"solved_by_round", r.solved_by_round}});
     }
     m["steps"] = Json::array();
     for (const auto& s : it.steps) {
-      m["steps"].push_back(Json{{"from", s.from}, {"to", s.to}, {"counts", transitions_json(s.counts)}});
+      m["steps"].push_back(
+          Json{{"from", s.from}, {"to", s.to}, {"counts", transitions_json(s.counts)}});
     }
     j.push_back(std::move(m));
   }

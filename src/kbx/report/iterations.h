@@ -19,7 +19,7 @@ struct RoundStats {
   int exe_pass = 0;
   int perf_pass = 0;
   std::optional<double> geomean_speedup;  ///< over this round's correct, timed submissions
-  int lineages = 0;         ///< lineages with a submission in this round or before
+  int lineages = 0;                       ///< lineages with a submission in this round or before
   int solved_by_round = 0;  ///< of those, lineages with a correct submission by this round
 };
 

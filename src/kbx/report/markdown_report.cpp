@@ -49,10 +49,10 @@ std::string table_head(const std::vector<std::string>& cells, std::size_t text_c
 }
 
 std::string runs_table(const std::vector<NamedRun>& runs) {
-  std::string out = "## Runs\n\n" + table_head({"Run", "Device", "Labels", "Submissions", "Tasks",
-                                                "Call", "Exe", "Perf", "Speedup (geomean)",
-                                                "fast_1"},
-                                               3);
+  std::string out =
+      "## Runs\n\n" + table_head({"Run", "Device", "Labels", "Submissions", "Tasks", "Call", "Exe",
+                                  "Perf", "Speedup (geomean)", "fast_1"},
+                                 3);
   for (const auto& r : runs) {
     const Totals& t = r.model.overall;
     std::string labels;
@@ -88,13 +88,14 @@ std::string heatmap_table(const std::vector<NamedRun>& runs) {
       });
       cells.push_back(g == a.groups.end()
                           ? "-"
-                          : fmt::format("{} ({}/{})", pct(g->exe_pass, g->submissions),
-                                        g->exe_pass, g->submissions));
+                          : fmt::format("{} ({}/{})", pct(g->exe_pass, g->submissions), g->exe_pass,
+                                        g->submissions));
     }
     out += row(cells);
   }
   out += fmt::format("\n{} tasks; unsolved by every run: {}\n\n", a.tasks,
-                     a.unsolved.empty() ? std::string("none") : cell(fmt::format("{}", fmt::join(a.unsolved, ", "))));
+                     a.unsolved.empty() ? std::string("none")
+                                        : cell(fmt::format("{}", fmt::join(a.unsolved, ", "))));
   return out;
 }
 
@@ -106,8 +107,8 @@ std::string iterations_tables(const std::vector<NamedRun>& runs) {
   std::string out = "## Iterations\n\n";
   for (const auto& it : its) {
     out += fmt::format("### {} ({} lineages)\n\n", cell(it.method), it.lineages);
-    out += table_head({"Round", "Submissions", "Call", "Exe", "Perf", "Speedup (geomean)",
-                       "Solved so far"});
+    out += table_head(
+        {"Round", "Submissions", "Call", "Exe", "Perf", "Speedup (geomean)", "Solved so far"});
     for (const auto& r : it.rounds) {
       out += row({cell(r.round), std::to_string(r.submissions), pct(r.call_pass, r.submissions),
                   pct(r.exe_pass, r.submissions), pct(r.perf_pass, r.submissions),
@@ -118,9 +119,9 @@ std::string iterations_tables(const std::vector<NamedRun>& runs) {
     out += fmt::format(
         "\nTransitions: fail→pass {}, pass→fail {}, pass→pass {}, fail→fail {}. Persistently "
         "correct {} (geomean {}), rescued {} (geomean {}), never correct {}.\n\n",
-        it.total.fail_to_pass, it.total.pass_to_fail, it.total.pass_to_pass,
-        it.total.fail_to_fail, it.persistent.lineages, times(it.persistent.geomean_speedup),
-        it.rescued.lineages, times(it.rescued.geomean_speedup), it.never_correct);
+        it.total.fail_to_pass, it.total.pass_to_fail, it.total.pass_to_pass, it.total.fail_to_fail,
+        it.persistent.lineages, times(it.persistent.geomean_speedup), it.rescued.lineages,
+        times(it.rescued.geomean_speedup), it.never_correct);
   }
   return out;
 }
@@ -171,8 +172,8 @@ std::string best_known_table(const std::vector<NamedRun>& runs, const NamedRun& 
   for (const auto& r : b.runs) {
     head.push_back(cell(r));
   }
-  std::string out = fmt::format("## Best known (expert kernels: {})\n\n", cell(b.source)) +
-                    table_head(head);
+  std::string out =
+      fmt::format("## Best known (expert kernels: {})\n\n", cell(b.source)) + table_head(head);
   auto text = [](const TaskSpeedup& t) {
     return t.speedup ? fmt::format("{:.2f}x", *t.speedup) : (t.outcome.empty() ? "-" : t.outcome);
   };

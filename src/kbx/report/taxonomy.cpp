@@ -213,12 +213,12 @@ std::string taxonomy_csv(const Taxonomy& t) {
   for (const auto& e : t.entries) {
     // The cross of method and category is not kept; each line gives one margin ("*" the other).
     for (const auto& [m, n] : e.by_method) {
-      out += fmt::format("{},{},{},*,{}\n", to_string(e.family), csv_field(e.kind),
-                         csv_field(m), n);
+      out +=
+          fmt::format("{},{},{},*,{}\n", to_string(e.family), csv_field(e.kind), csv_field(m), n);
     }
     for (const auto& [c, n] : e.by_category) {
-      out += fmt::format("{},{},*,{},{}\n", to_string(e.family), csv_field(e.kind),
-                         csv_field(c), n);
+      out +=
+          fmt::format("{},{},*,{},{}\n", to_string(e.family), csv_field(e.kind), csv_field(c), n);
     }
   }
   return out;

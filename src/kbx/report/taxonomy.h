@@ -14,10 +14,10 @@ namespace kbx::report {
 
 /// Where a failure comes from. The order is the order reports list the families in.
 enum class FailureFamily {
-  compile,      ///< the module or a Triton kernel did not compile, import or define the entry
-  runtime,      ///< a case raised, ran out of memory, or the process died
-  numerical,    ///< outputs differ: NaN/Inf, wrong shape or dtype, scale, precision
-  contract,     ///< the task's contract broken: a mutated input, a canonical form, an expected error
+  compile,    ///< the module or a Triton kernel did not compile, import or define the entry
+  runtime,    ///< a case raised, ran out of memory, or the process died
+  numerical,  ///< outputs differ: NaN/Inf, wrong shape or dtype, scale, precision
+  contract,   ///< the task's contract broken: a mutated input, a canonical form, an expected error
   triton_rule,  ///< correct, but Triton did not do the work (not_triton)
   exploit,      ///< caught cheating: forged replies, changed global state, a result that changes
                 ///< when timed
@@ -59,8 +59,8 @@ struct TaxonomyEntry {
 };
 
 struct Taxonomy {
-  int failures = 0;     ///< failed, judged submissions (not ok, not pending)
-  int submissions = 0;  ///< judged submissions
+  int failures = 0;                    ///< failed, judged submissions (not ok, not pending)
+  int submissions = 0;                 ///< judged submissions
   std::vector<TaxonomyEntry> entries;  ///< by family (enum order), then count, descending
   /// Failures per family (every family, in enum order, zeros included).
   std::vector<std::pair<FailureFamily, int>> families;

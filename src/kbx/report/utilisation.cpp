@@ -108,8 +108,9 @@ std::string render_utilisation(const std::vector<UtilisationGroup>& u, const Pea
       continue;
     }
     any = true;
-    out += fmt::format("  {:<16} GB/s {}; TFLOP/s {}\n", g.group, distribution_text(g.gbs, peaks.gbs),
-                       distribution_text(g.tflops, peaks.tflops));
+    out +=
+        fmt::format("  {:<16} GB/s {}; TFLOP/s {}\n", g.group, distribution_text(g.gbs, peaks.gbs),
+                    distribution_text(g.tflops, peaks.tflops));
   }
   if (!any) {
     out += "  none: no correct submission was timed (perf runs on CUDA only)\n";

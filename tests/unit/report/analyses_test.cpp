@@ -1,4 +1,5 @@
-// Tests of the smaller analyses: utilisation, best known, cross-device groups, the Markdown summary.
+// Tests of the smaller analyses: utilisation, best known, cross-device groups, the Markdown
+// summary.
 #include <gtest/gtest.h>
 
 #include "kbx/report/best_known.h"
@@ -93,8 +94,9 @@ TEST(MarkdownReport, HoldsTheHeadlineTables) {
   options.best_known = &expert;
   std::string md = render_markdown_report({a}, "kbx 1", options);
   EXPECT_EQ(md.rfind("# kbx report\n", 0), 0U);
-  EXPECT_NE(md.find("| runs/a | cpu | method=one-shot | 2 | 2 | 100.0% | 50.0% | 0.0% | - | 0.0% |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| runs/a | cpu | method=one-shot | 2 | 2 | 100.0% | 50.0% | 0.0% | - | 0.0% |"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("| Math | 50.0% (1/2) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| numerical | nan_inf | 1 | 100.0% |"), std::string::npos) << md;

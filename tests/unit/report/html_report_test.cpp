@@ -154,10 +154,25 @@ TEST(HtmlReport, DrawsTheAnalysesEachWithACsvLink) {
   EXPECT_NE(html.find("Every run with the same labels is on one device"), std::string::npos);
 }
 
+TEST(HtmlReport, DrawsBandwidthAndTheSpreadAcrossDevicesWhenRunsHaveThem) {
+  NamedRun h200 = sample_run("runs/h200");
+  NamedRun a100 = sample_run("runs/a100");
+  a100.model.device = "cuda:0 NVIDIA A100";
+  a100.model.rows[0].speedup = 6.0;  // Math/add.py: 1.5x on the H200, 6x on the A100
+  h200.model.rows[0].gbs = 2000;
+  h200.model.rows[1].gbs = 900;
+  std::string html = render_html_report({h200, a100}, "kbx");
+  EXPECT_NE(html.find("id=\"plot-utilisation\""), std::string::npos);
+  EXPECT_NE(html.find("<title>Math/add.py (runs/h200): 2e+03 GB/s</title>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"plot-spread-0\""), std::string::npos);
+  EXPECT_NE(html.find("<title>Math/add.py: 4x</title>"), std::string::npos);
+  EXPECT_NE(html.find("download=\"cross_device_0.csv\""), std::string::npos);
+  EXPECT_NE(html.find("<h3>method=one_shot</h3>"), std::string::npos);
+}
+
 TEST(HtmlReport, LinksEachTaskRowToItsDiagnostics) {
   std::string html = render_html_report({sample_run("a")}, "kbx");
-  EXPECT_NE(html.find("<td><a href=\"#diag-Math-add-py\">Math/add.py</a></td>"),
-            std::string::npos);
+  EXPECT_NE(html.find("<td><a href=\"#diag-Math-add-py\">Math/add.py</a></td>"), std::string::npos);
   EXPECT_NE(html.find("<details class=\"diag\" id=\"diag-Math-add-py\">"), std::string::npos);
   EXPECT_EQ(count_of(html, "<details class=\"diag\""), 3U);
   EXPECT_NE(html.find("class=\"grid sortable\" id=\"task-table\""), std::string::npos);
@@ -171,8 +186,7 @@ TEST(HtmlReport, ShowsTheBestKnownSpeedupBesideTheRuns) {
   std::string html = render_html_report({sample_run("a")}, "kbx", options);
   EXPECT_NE(html.find(">Best known</th>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"num best\" data-sort=\"3\">3.00x</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"num best\" data-sort=\"\">incorrect</td>"),
-            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num best\" data-sort=\"\">incorrect</td>"), std::string::npos);
   EXPECT_EQ(render_html_report({sample_run("a")}, "kbx").find(">Best known</th>"),
             std::string::npos);
 }
