@@ -30,10 +30,15 @@
 #include "kbx/gen/store_cache.h"
 #include "kbx/llm/curl_transport.h"
 #include "kbx/report/analyze.h"
+#include "kbx/report/best_known.h"
 #include "kbx/report/compare.h"
 #include "kbx/report/exports.h"
 #include "kbx/report/html_report.h"
+#include "kbx/report/iterations.h"
+#include "kbx/report/markdown_report.h"
 #include "kbx/report/report_model.h"
+#include "kbx/report/taxonomy.h"
+#include "kbx/report/utilisation.h"
 #include "kbx/run/ceilings.h"
 #include "kbx/run/runner.h"
 #include "kbx/run/suite_check.h"
@@ -866,28 +871,181 @@ int cmd_compare(const std::vector<std::string>& runs, bool json, int top) {
 
 // ---- kbx report ---------------------------------------------------------------------------
 
-int cmd_report(const std::vector<std::string>& runs, const std::string& out) {
-  auto named = load_runs(runs);
-  std::string html = report::render_html_report(named, "kbx " + kbx::version_string());
+/// Options of `kbx report` beyond the runs.
+struct ReportArgs {
+  std::string out;         ///< -o: .html (or .md: Markdown)
+  std::string markdown;    ///< --markdown FILE
+  std::string best_known;  ///< --best-known RUN
+};
+
+void write_report_file(const std::string& out, const std::string& text, const char* what,
+                       std::size_t runs) {
   fs::path path(out);
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw Error(ErrorKind::usage,
-                "-o '{}' is a folder; pass the HTML file to write, e.g. {}/report.html", out, out);
+                "-o '{}' is a folder; pass the {} file to write, e.g. {}/report.{}", out, what, out,
+                std::string(what) == "HTML" ? "html" : "md");
   }
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
   }
-  write_file_atomic(path, html);
-  fmt::print("report: {} ({} run{}, {} KiB, self-contained)\n", path.string(), named.size(),
-             named.size() == 1 ? "" : "s", (html.size() + 1023) / 1024);
+  write_file_atomic(path, text);
+  fmt::print("report: {} ({} run{}, {} KiB, {})\n", path.string(), runs, runs == 1 ? "" : "s",
+             (text.size() + 1023) / 1024,
+             std::string(what) == "HTML" ? "self-contained" : "Markdown");
+}
+
+bool is_markdown_path(const std::string& out) {
+  auto ext = fs::path(out).extension().string();
+  return ext == ".md" || ext == ".markdown";
+}
+
+int cmd_report(const std::vector<std::string>& runs, const ReportArgs& a) {
+  if (a.out.empty() && a.markdown.empty()) {
+    throw Error(ErrorKind::usage, "report writes -o FILE.html (or .md) and/or --markdown FILE.md");
+  }
+  auto named = load_runs(runs);
+  std::optional<report::NamedRun> best;
+  report::HtmlOptions options;
+  if (!a.best_known.empty()) {
+    best = std::move(load_runs({a.best_known}).front());
+    options.best_known = &*best;
+  }
+  std::string generator = "kbx " + kbx::version_string();
+  if (!a.out.empty()) {
+    if (is_markdown_path(a.out)) {
+      write_report_file(a.out, report::render_markdown_report(named, generator, options),
+                        "Markdown", named.size());
+    } else {
+      write_report_file(a.out, report::render_html_report(named, generator, options), "HTML",
+                        named.size());
+    }
+  }
+  if (!a.markdown.empty()) {
+    write_report_file(a.markdown, report::render_markdown_report(named, generator, options),
+                      "Markdown", named.size());
+  }
   return 0;
 }
 
 // ---- kbx analyze --------------------------------------------------------------------------
 
+/// Options of `kbx analyze` beyond the runs, --by and --deviance.
+struct AnalyzeArgs {
+  bool json = false;
+  bool csv = false;
+  std::string csv_dir;     ///< --csv-dir: every table as a CSV file
+  std::string best_known;  ///< --best-known RUN
+  double peak_gbs = 0;     ///< 0: none
+  double peak_tflops = 0;  ///< 0: none
+};
+
+/// The analyses beyond the grouped table: iterations, failure taxonomy, utilisation, across
+/// devices, best known.
+struct Extras {
+  std::vector<report::Iterations> iterations;
+  report::Taxonomy taxonomy;
+  std::vector<report::UtilisationGroup> utilisation;
+  report::Peaks peaks;
+  std::vector<report::DeviceComparison> devices;
+  std::optional<report::BestKnown> best;
+};
+
+Extras analyze_extras(const std::vector<report::NamedRun>& named, const AnalyzeArgs& a) {
+  Extras x;
+  x.iterations = report::iterations(named);
+  x.taxonomy = report::failure_taxonomy(named);
+  x.utilisation = report::utilisation(named);
+  auto peak = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
+  x.peaks = {peak(a.peak_gbs), peak(a.peak_tflops)};
+  if (!x.peaks.gbs) {
+    // The copy bandwidth `kbx calibrate` measured, when every run carries the same device's.
+    std::optional<double> measured;
+    bool same = true;
+    for (const auto& run : named) {
+      const Json& c = run.model.ceilings;
+      std::optional<double> gbs;
+      if (c.is_object() && c.contains("copy_gbs") && c["copy_gbs"].is_number()) {
+        gbs = c["copy_gbs"].get<double>();
+      }
+      same = same && gbs && (!measured || *measured == *gbs);
+      measured = gbs;
+    }
+    if (same && measured) {
+      x.peaks.gbs = measured;
+    }
+  }
+  x.devices = report::compare_devices(named);
+  if (!a.best_known.empty()) {
+    x.best = report::best_known(load_runs({a.best_known}).front(), named);
+  }
+  return x;
+}
+
+void add_extras_json(Json& j, const Extras& x) {
+  j["iterations"] = report::iterations_json(x.iterations);
+  j["failure_taxonomy"] = report::taxonomy_json(x.taxonomy);
+  j["utilisation"] = report::utilisation_json(x.utilisation, x.peaks);
+  j["cross_device"] = Json::array();
+  for (const auto& d : x.devices) {
+    j["cross_device"].push_back(
+        Json{{"labels", d.labels}, {"comparison", report::comparison_json(d.comparison)}});
+  }
+  j["best_known"] = x.best ? report::best_known_json(*x.best) : Json(nullptr);
+}
+
+void print_extras(const Extras& x) {
+  if (!x.iterations.empty()) {
+    fmt::print("\n{}", report::render_iterations(x.iterations));
+  }
+  fmt::print("\n{}", report::render_taxonomy(x.taxonomy));
+  fmt::print("\n{}", report::render_utilisation(x.utilisation, x.peaks));
+  for (const auto& d : x.devices) {
+    fmt::print("\nAcross devices, {}:\n{}", d.labels, report::render_comparison(d.comparison, 10));
+  }
+  if (x.best) {
+    fmt::print("\n{}", report::render_best_known(*x.best));
+  }
+}
+
+std::string cross_device_csv(const std::vector<report::DeviceComparison>& devices) {
+  std::string out = "labels,task,spread,outcome_changed,verdict_changed\n";
+  for (const auto& d : devices) {
+    for (const auto& row : d.comparison.rows) {
+      out += fmt::format("\"{}\",\"{}\",{},{},{}\n", d.labels, row.task,
+                         row.spread ? fmt::format("{:.6g}", *row.spread) : "",
+                         row.outcome_changed ? 1 : 0, row.verdict_changed ? 1 : 0);
+    }
+  }
+  return out;
+}
+
+void write_csv_dir(const std::string& dir, const report::Analysis& analysis, const Extras& x) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    throw Error(ErrorKind::io, "--csv-dir '{}': cannot create it: {}", dir, ec.message());
+  }
+  std::vector<std::pair<std::string, std::string>> files{
+      {"groups.csv", report::analysis_csv(analysis)},
+      {"iterations.csv", report::iterations_csv(x.iterations)},
+      {"failure_taxonomy.csv", report::taxonomy_csv(x.taxonomy)},
+      {"utilisation.csv", report::utilisation_csv(x.utilisation, x.peaks)},
+      {"cross_device.csv", cross_device_csv(x.devices)}};
+  if (x.best) {
+    files.emplace_back("best_known.csv", report::best_known_csv(*x.best));
+  }
+  for (const auto& [name, text] : files) {
+    write_file_atomic(fs::path(dir) / name, text);
+  }
+  fmt::print(stderr, "analyze: wrote {} CSV files to {}\n", files.size(), dir);
+}
+
 int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
-                const std::string& deviance, bool json, bool csv) {
+                const std::string& deviance, const AnalyzeArgs& args) {
+  const bool json = args.json;
+  const bool csv = args.csv;
   if (json && csv) {
     throw Error(ErrorKind::usage, "analyze prints --json or --csv, not both");
   }
@@ -921,11 +1079,16 @@ int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
     }
   }
   auto analysis = report::analyze_runs(named, dims);
+  Extras extras = analyze_extras(named, args);
+  if (!args.csv_dir.empty()) {
+    write_csv_dir(args.csv_dir, analysis, extras);
+  }
   if (json) {
     Json j = report::analysis_json(analysis);
     if (decomposition) {
       j["deviance"] = report::deviance_json(*decomposition);
     }
+    add_extras_json(j, extras);
     fmt::print("{}\n", j.dump(2, ' ', false, Json::error_handler_t::replace));
   } else if (csv) {
     fmt::print("{}", report::analysis_csv(analysis));
@@ -934,6 +1097,7 @@ int cmd_analyze(const std::vector<std::string>& runs, const std::string& by,
     if (decomposition) {
       fmt::print("{}", report::render_deviance(*decomposition));
     }
+    print_extras(extras);
   }
   return 0;
 }
@@ -1295,8 +1459,7 @@ int run_cli(int argc, char** argv) {
 
   std::vector<std::string> analyze_runs;
   std::string analyze_by = "category";
-  bool analyze_json = false;
-  bool analyze_csv = false;
+  AnalyzeArgs analyze_args;
   auto* analyze_cmd = app.add_subcommand(
       "analyze", "Pass rates, speedups and fast_p over runs, grouped by labels, device, category");
   analyze_cmd->add_option("runs", analyze_runs, "-o folders of `kbx eval` runs (or their kbx.db)")
@@ -1309,17 +1472,32 @@ int run_cli(int argc, char** argv) {
   analyze_cmd->add_option("--deviance", analyze_deviance,
                           "Two dimensions, e.g. category,method: the share of the deviance of exe "
                           "success each explains (logit GLM) and likelihood-ratio tests");
-  analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
-  analyze_cmd->add_flag("--csv", analyze_csv, "Print CSV");
+  analyze_cmd->add_flag("--json", analyze_args.json, "Print JSON (every analysis)");
+  analyze_cmd->add_flag("--csv", analyze_args.csv, "Print the grouped table as CSV");
+  analyze_cmd->add_option("--csv-dir", analyze_args.csv_dir,
+                          "Write every table as CSV into this folder (groups, iterations, "
+                          "failure_taxonomy, utilisation, cross_device, best_known)");
+  analyze_cmd->add_option("--best-known", analyze_args.best_known,
+                          "A run of kbx's expert kernels (solutions/): its speedup per task beside "
+                          "the runs'");
+  analyze_cmd->add_option("--peak-gbs", analyze_args.peak_gbs,
+                          "The device's peak bandwidth in GB/s: utilisation as a share of it (default: the copy bandwidth kbx calibrate measured)");
+  analyze_cmd->add_option("--peak-tflops", analyze_args.peak_tflops,
+                          "The device's peak TFLOP/s: compute utilisation as a share of it");
 
   std::vector<std::string> report_runs;
-  std::string report_out;
+  ReportArgs report_args;
   auto* report_cmd = app.add_subcommand(
       "report", "Write a self-contained HTML report of one or more runs (side by side)");
   report_cmd->add_option("runs", report_runs, "-o folders of `kbx eval` runs (or their kbx.db)")
       ->required();
-  report_cmd->add_option("-o,--out", report_out, "The HTML file to write, e.g. report.html")
-      ->required();
+  report_cmd->add_option("-o,--out", report_args.out,
+                         "The file to write: report.html (HTML), or summary.md (Markdown)");
+  report_cmd->add_option("--markdown", report_args.markdown,
+                         "Also write the headline tables as Markdown, e.g. summary.md");
+  report_cmd->add_option(
+      "--best-known", report_args.best_known,
+      "A run of kbx's expert kernels (solutions/): a Best known column per task");
 
   try {
     app.parse(argc, argv);
@@ -1355,7 +1533,7 @@ int run_cli(int argc, char** argv) {
     return cmd_serve(sa, se, args);
   }
   if (*analyze_cmd) {
-    return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_json, analyze_csv);
+    return cmd_analyze(analyze_runs, analyze_by, analyze_deviance, analyze_args);
   }
   if (*compare_cmd) {
     return cmd_compare(compare_runs, compare_json, compare_top);
@@ -1371,7 +1549,7 @@ int run_cli(int argc, char** argv) {
     return cmd_slurm(sl, args);
   }
   if (*report_cmd) {
-    return cmd_report(report_runs, report_out);
+    return cmd_report(report_runs, report_args);
   }
   return cmd_summary(summary_out, summary_json_flag);
 }

@@ -14,6 +14,12 @@ Retry-After: 1), `500`, `timeout` (sleeps past the client's timeout, then answer
 `malformed` (200 with a body that is not JSON). Every request is logged as one JSON line to --log:
 path, the fault served (or null), the task, whether the prompt was a refine, and the usage sent.
 
+With --script FILE (tools/make_analysis_fixture.sh), answers come from a JSON object instead:
+{"Category/task.py": [ENTRY, ...]}, the n-th request whose prompt names the task getting the n-th
+entry (the last one repeats); an entry is a path of a Python file (relative to the repository),
+answered in a ```python fence, or "refuse" (an answer with no code). Tasks the script does not
+name get the answers above.
+
 Prints `port N` on stdout once listening (--port 0 picks a free one).
 """
 import argparse
@@ -25,11 +31,14 @@ import threading
 import time
 
 ANSWERS = pathlib.Path(__file__).resolve().parent / "answers"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 class State:
-    def __init__(self, faults, log_path, sleep_s):
+    def __init__(self, faults, log_path, sleep_s, script=None):
         self.faults = list(faults)
+        self.script = script or {}
+        self.served = {}  # task -> requests answered from the script
         self.log_path = log_path
         self.sleep_s = sleep_s
         self.lock = threading.Lock()
@@ -37,6 +46,20 @@ class State:
     def next_fault(self):
         with self.lock:
             return self.faults.pop(0) if self.faults else None
+
+    def scripted(self, prompt):
+        """The script's next answer for the task the prompt names, or None."""
+        for task, entries in self.script.items():
+            if task in prompt:
+                with self.lock:
+                    n = self.served.get(task, 0)
+                    self.served[task] = n + 1
+                entry = entries[min(n, len(entries) - 1)]
+                if entry == "refuse":
+                    return task, "I cannot write this kernel."
+                code = (ROOT / entry).read_text()
+                return task, f"Here is the kernel for `{task}`.\n\n```python\n{code}```\n"
+        return None
 
     def log(self, entry):
         with self.lock, open(self.log_path, "a", encoding="utf-8") as f:
@@ -107,6 +130,9 @@ def make_handler(state):
             body = json.loads(raw)
             prompt = prompt_text(api, body)
             task, refine, text = choose_answer(prompt)
+            scripted = state.scripted(prompt)
+            if scripted:
+                task, text = scripted
             fault = state.next_fault()
             tokens_in, tokens_out = len(prompt) // 4, len(text) // 4
             state.log({"path": self.path, "api": api, "fault": fault, "task": task,
@@ -140,8 +166,10 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--faults", default="", help="comma-separated: 429,500,timeout,malformed")
     ap.add_argument("--sleep", type=float, default=5.0, help="seconds the timeout fault sleeps")
+    ap.add_argument("--script", help="JSON file: task -> answers in request order (see above)")
     args = ap.parse_args()
-    state = State([f for f in args.faults.split(",") if f], args.log, args.sleep)
+    script = json.loads(pathlib.Path(args.script).read_text()) if args.script else None
+    state = State([f for f in args.faults.split(",") if f], args.log, args.sleep, script)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(state))
     server.daemon_threads = True
     print(f"port {server.server_address[1]}", flush=True)

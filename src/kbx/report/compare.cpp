@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace kbx::report {
 namespace {
@@ -100,6 +101,40 @@ Comparison compare_runs(const std::vector<NamedRun>& runs) {
   c.median_spread = quantile(spreads, 0.5);
   c.p95_spread = quantile(spreads, 0.95);
   return c;
+}
+
+std::vector<DeviceComparison> compare_devices(const std::vector<NamedRun>& runs) {
+  std::map<std::string, std::vector<const NamedRun*>> groups;
+  for (const auto& run : runs) {
+    auto labels = run.model.labels;
+    for (const char* key : {"gpu", "device", "machine"}) {
+      labels.erase(key);
+    }
+    if (labels.count("method") == 0 && !run.model.rows.empty()) {
+      if (auto m = run.model.rows.front().labels.find("method");
+          m != run.model.rows.front().labels.end()) {
+        labels["method"] = m->second;
+      }
+    }
+    std::string key;
+    for (const auto& [k, v] : labels) {
+      key += fmt::format("{}{}={}", key.empty() ? "" : " ", k, v);
+    }
+    groups[key.empty() ? "(no labels)" : key].push_back(&run);
+  }
+  std::vector<DeviceComparison> out;
+  for (const auto& [labels, members] : groups) {
+    std::set<std::string> devices;
+    std::vector<NamedRun> copies;
+    for (const auto* run : members) {
+      devices.insert(run->model.device);
+      copies.push_back(*run);
+    }
+    if (devices.size() >= 2) {
+      out.push_back({labels, compare_runs(copies)});
+    }
+  }
+  return out;
 }
 
 std::string render_comparison(const Comparison& c, int top) {

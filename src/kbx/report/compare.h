@@ -55,6 +55,18 @@ struct Comparison {
 /// source order is compared and the count is kept. Pure.
 Comparison compare_runs(const std::vector<NamedRun>& runs);
 
+/// The runs of one configuration (the same labels, apart from `gpu`, `device` and `machine`) on
+/// two or more devices, compared task by task.
+struct DeviceComparison {
+  std::string labels;  ///< "method=refine model=x", or "(no labels)"
+  Comparison comparison;
+};
+
+/// Cross-device comparisons for `kbx analyze` and `kbx report`: the runs grouped by their labels
+/// (a run without a `method` label takes its first submission's), each group with runs on two or
+/// more distinct devices compared with compare_runs. Empty when every run is on one device. Pure.
+std::vector<DeviceComparison> compare_devices(const std::vector<NamedRun>& runs);
+
 /// The table `kbx compare` prints: a summary, then the `top` tasks with the largest spread or a
 /// changed outcome (all of them with top < 0).
 std::string render_comparison(const Comparison& c, int top);

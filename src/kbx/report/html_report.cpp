@@ -9,6 +9,11 @@
 #include <set>
 #include <utility>
 
+#include "kbx/report/best_known.h"
+#include "kbx/report/csv.h"
+#include "kbx/report/html_analysis.h"
+#include "kbx/report/html_parts.h"
+
 namespace kbx::report {
 namespace {
 
@@ -17,32 +22,7 @@ constexpr std::size_t max_tasks_per_reason = 8;
 
 // ---- text --------------------------------------------------------------------------------
 
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using html::escape;
 
 std::string clip(const std::string& text, std::size_t max_chars) {
   return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
@@ -79,9 +59,20 @@ table.grid { width: 100%; font-variant-numeric: tabular-nums; }
 table.grid th, table.grid td { border-bottom: 1px solid var(--line); padding: 4px 8px;
                                text-align: left; vertical-align: top; }
 table.grid th { background: var(--bg); position: sticky; top: 0; }
-#task-table th { cursor: pointer; user-select: none; white-space: nowrap; }
-#task-table th[aria-sort=ascending]::after { content: " \25B2"; }
-#task-table th[aria-sort=descending]::after { content: " \25BC"; }
+table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
+table.sortable th[aria-sort=ascending]::after { content: " \25B2"; }
+table.sortable th[aria-sort=descending]::after { content: " \25BC"; }
+a.csv { font-size: 11px; border: 1px solid var(--line); border-radius: 4px; padding: 0 5px;
+        text-decoration: none; color: var(--accent); }
+svg.plot { display: block; margin: 6px 0 10px; max-width: 100%; height: auto; }
+svg .cell.empty { fill: var(--bg); stroke: var(--line); } svg text.in { fill: #1f2328; }
+svg .dot { fill: var(--accent); fill-opacity: 0.6; } svg .median { stroke: #1f2328; stroke-width: 2; }
+svg .exe { fill: var(--ok); fill-opacity: 0.75; } svg .solved { fill: var(--accent); }
+svg .spread { fill: var(--warn); } svg .family { fill: var(--bad); fill-opacity: 0.75; }
+table.grid + table.grid { margin-top: 14px; }
+details.diag { border-bottom: 1px solid var(--line); padding: 2px 0; }
+details.diag:target { background: #fff8c5; }
+details.diag td { font-size: 12px; word-break: break-word; }
 td.num { text-align: right; }
 td.rate, td.num { white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -106,11 +97,6 @@ constexpr const char* script = R"js(
 (function () {
   var status = document.getElementById('kbx-script-status');
   try {
-    var table = document.getElementById('task-table');
-    var body = table.tBodies[0];
-    var headers = table.tHead.rows[0].cells;
-    var rows = Array.prototype.slice.call(body.rows);
-    var count = document.getElementById('task-count');
     function key(cell) {
       var v = cell.getAttribute('data-sort');
       return v === null ? cell.textContent.trim() : v;
@@ -123,29 +109,43 @@ constexpr const char* script = R"js(
       if (!isNaN(x) && !isNaN(y) && String(x) === a && String(y) === b) return x - y;
       return a < b ? -1 : 1;
     }
-    function sortBy(index) {
-      var th = headers[index];
-      var ascending = th.getAttribute('aria-sort') !== 'ascending';
-      for (var i = 0; i < headers.length; i++) headers[i].removeAttribute('aria-sort');
-      th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-      rows.sort(function (r, s) {
-        var c = compare(key(r.cells[index]), key(s.cells[index]));
-        return ascending ? c : -c;
+    function sortable(table) {
+      var body = table.tBodies[0];
+      var headers = table.tHead.rows[0].cells;
+      Array.prototype.forEach.call(headers, function (th, index) {
+        th.addEventListener('click', function () {
+          var ascending = th.getAttribute('aria-sort') !== 'ascending';
+          for (var i = 0; i < headers.length; i++) headers[i].removeAttribute('aria-sort');
+          th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+          var rows = Array.prototype.slice.call(body.rows);
+          rows.sort(function (r, s) {
+            var c = compare(key(r.cells[index]), key(s.cells[index]));
+            return ascending ? c : -c;
+          });
+          rows.forEach(function (r) { body.appendChild(r); });
+        });
       });
-      rows.forEach(function (r) { body.appendChild(r); });
     }
+    Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), sortable);
+    var table = document.getElementById('task-table');
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    var count = document.getElementById('task-count');
     function showCount() {
       var shown = rows.filter(function (r) { return !r.hidden; }).length;
       count.textContent = shown + ' of ' + rows.length + ' tasks shown';
     }
-    Array.prototype.forEach.call(headers, function (th, i) {
-      th.addEventListener('click', function () { sortBy(i); });
-    });
     document.getElementById('task-filter').addEventListener('input', function (e) {
       var text = e.target.value.toLowerCase();
       rows.forEach(function (r) { r.hidden = text !== '' && r.textContent.toLowerCase().indexOf(text) < 0; });
       showCount();
     });
+    function openTarget() {
+      var id = decodeURIComponent(location.hash.slice(1));
+      var target = id ? document.getElementById(id) : null;
+      if (target && target.tagName === 'DETAILS') target.open = true;
+    }
+    window.addEventListener('hashchange', openTarget);
+    openTarget();
     showCount();
     status.setAttribute('data-status', 'ok');
     status.textContent = 'interactive';
@@ -385,6 +385,21 @@ std::string speedup_plot(const NamedRun& run) {
   return out + "</svg>\n";
 }
 
+std::string speedup_csv_link(const NamedRun& run) {
+  auto rows = timed_rows(run.model);
+  if (rows.empty()) {
+    return "";
+  }
+  std::string csv = "task,speedup,ci_low,ci_high,verdict\n";
+  for (const SubmissionRow* r : rows) {
+    csv += fmt::format("{},{:.6g},{},{},{}\n", csv_field(r->file), r->speedup,
+                       r->speedup_ci ? fmt::format("{:.6g}", r->speedup_ci->low) : "",
+                       r->speedup_ci ? fmt::format("{:.6g}", r->speedup_ci->high) : "",
+                       verdict_name(r->speedup_verdict));
+  }
+  return fmt::format("<p>{}</p>\n", html::csv_link("speedups.csv", csv));
+}
+
 std::string speedup_section(const std::vector<NamedRun>& runs) {
   std::string out =
       "<section id=\"speedups\">\n<h2>Speedups with 95% intervals</h2>\n<p class=\"muted\">"
@@ -396,7 +411,7 @@ std::string speedup_section(const std::vector<NamedRun>& runs) {
     if (runs.size() > 1) {
       out += fmt::format("<h3>{}</h3>\n", escape(r.name));
     }
-    out += speedup_plot(r);
+    out += speedup_plot(r) + speedup_csv_link(r);
   }
   return out + "</section>\n";
 }
@@ -440,8 +455,11 @@ std::string task_cells(const SubmissionRow* r) {
   return out + fmt::format("<td class=\"v-{0}\">{0}</td>", verdict);
 }
 
-std::string task_header(const std::vector<NamedRun>& runs) {
+std::string task_header(const std::vector<NamedRun>& runs, const NamedRun* best) {
   std::string out = "<thead><tr><th>Task</th><th>Category</th>";
+  if (best != nullptr) {
+    out += "<th title=\"the speedup of kbx's expert kernel (--best-known)\">Best known</th>";
+  }
   for (const NamedRun& r : runs) {
     std::string p = run_prefix(runs, r);
     out += fmt::format(
@@ -452,7 +470,17 @@ std::string task_header(const std::vector<NamedRun>& runs) {
   return out + "</tr></thead>\n";
 }
 
-std::string task_section(const std::vector<NamedRun>& runs) {
+std::string best_known_cell(const NamedRun& best, const std::string& file) {
+  TaskSpeedup t = task_speedup(best.model, file);
+  if (t.speedup) {
+    return fmt::format("<td class=\"num best\" data-sort=\"{}\">{}</td>", *t.speedup,
+                       times(*t.speedup));
+  }
+  return fmt::format("<td class=\"num best\" data-sort=\"\">{}</td>",
+                     escape(t.outcome.empty() ? "-" : t.outcome));
+}
+
+std::string task_section(const std::vector<NamedRun>& runs, const NamedRun* best) {
   std::map<std::string, std::string> category_of;  // every task of any run, sorted by key
   for (const NamedRun& r : runs) {
     for (std::size_t i : r.model.task_rows) {
@@ -464,11 +492,14 @@ std::string task_section(const std::vector<NamedRun>& runs) {
       "(the submission metrics.json keeps for it); click a column to sort. "
       "<input type=\"search\" id=\"task-filter\" placeholder=\"filter\"> "
       "<span id=\"task-count\"></span></p>\n";
-  out += "<div class=\"scroll\"><table class=\"grid\" id=\"task-table\">\n" + task_header(runs) +
-         "<tbody>\n";
+  out += "<div class=\"scroll\"><table class=\"grid sortable\" id=\"task-table\">\n" +
+         task_header(runs, best) + "<tbody>\n";
   for (const auto& [file, category] : category_of) {
-    out += fmt::format("<tr data-task=\"{0}\"><td>{0}</td><td>{1}</td>", escape(file),
-                       escape(category));
+    out += fmt::format("<tr data-task=\"{0}\"><td><a href=\"#{2}\">{0}</a></td><td>{1}</td>",
+                       escape(file), escape(category), html::task_anchor(file));
+    if (best != nullptr) {
+      out += best_known_cell(*best, file);
+    }
     for (const NamedRun& r : runs) {
       out += task_cells(kept_row(r.model, file));
     }
@@ -553,10 +584,14 @@ std::string page_footer(const std::string& generator) {
 
 }  // namespace
 
-std::string render_html_report(const std::vector<NamedRun>& runs, const std::string& generator) {
+std::string render_html_report(const std::vector<NamedRun>& runs, const std::string& generator,
+                               const HtmlOptions& options) {
   return page_head(runs) + page_header(runs) + summary_section(runs) + category_section(runs) +
-         speedup_section(runs) + task_section(runs) + failure_section(runs) +
-         page_footer(generator);
+         html::heatmap_section(runs) + speedup_section(runs) +
+         html::speedup_distribution_section(runs) + html::utilisation_section(runs) +
+         html::iterations_section(runs) + html::cross_device_section(runs) +
+         task_section(runs, options.best_known) + failure_section(runs) +
+         html::taxonomy_section(runs) + html::diagnostics_section(runs) + page_footer(generator);
 }
 
 }  // namespace kbx::report

@@ -530,6 +530,7 @@ ReportModel build_report_model(store::Database& db) {
                   {"model", g->second->model},
                   {"round", std::to_string(g->second->round)},
                   {"candidate", std::to_string(g->second->candidate)}};
+      r.parent_submission_id = g->second->parent_submission_id;
     }
   }
   std::vector<const SubmissionRow*> all;

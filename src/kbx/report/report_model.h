@@ -97,6 +97,9 @@ struct SubmissionRow {
   /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
   /// candidate (table generations). They override the run's labels of the same name.
   std::map<std::string, std::string> labels;
+  /// For a candidate of `kbx generate`: the submission it refines or optimises (generations'
+  /// parent_submission_id); empty for a chain's first round and for submissions not generated.
+  std::string parent_submission_id;
   CodeQuality code_quality;  ///< filled by attach_code_quality; empty without it
 };
 

@@ -90,8 +90,10 @@ TEST(HtmlReport, ARunWithoutTimedTasksSaysSoInsteadOfAnEmptyChart) {
     r.perf_ok = false;
   }
   std::string html = render_html_report({run}, "kbx");
-  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("<svg data-run="), std::string::npos);
   EXPECT_NE(html.find("No timed tasks in this run"), std::string::npos);
+  EXPECT_NE(html.find("No timed submissions (perf runs only on CUDA"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"plot-speedup-distribution\""), std::string::npos);
 }
 
 TEST(HtmlReport, EscapesEveryTextFromTheRun) {
@@ -121,7 +123,7 @@ TEST(HtmlReport, PutsSeveralRunsSideBySide) {
   EXPECT_NE(html.find("<th>runs/b: Outcome</th>"), std::string::npos);
   EXPECT_EQ(count_of(html, "<div class=\"card\""), 2U);
   EXPECT_EQ(count_of(html, "<tr data-task="), 3U);  // one line per task, a column group per run
-  EXPECT_EQ(count_of(html, "<svg"), 2U);
+  EXPECT_EQ(count_of(html, "<svg data-run="), 2U);
   EXPECT_NE(html.find("2 runs: runs/a, runs/b"), std::string::npos);
 }
 
@@ -129,6 +131,63 @@ TEST(HtmlReport, GroupsFailuresByOutcomeAndReason) {
   std::string html = render_html_report({sample_run("a")}, "kbx");
   EXPECT_NE(html.find("<td class=\"o-bad\">incorrect</td><td>value_mismatch</td>"
                       "<td class=\"num\">1</td><td>Conv/&lt;conv&gt;.py</td>"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, DrawsTheAnalysesEachWithACsvLink) {
+  std::string html = render_html_report({sample_run("a")}, "kbx");
+  for (const char* id :
+       {"id=\"heatmap\"", "id=\"plot-heatmap\"", "id=\"plot-speedup-distribution\"",
+        "id=\"iterations\"", "id=\"cross-device\"", "id=\"taxonomy\"", "id=\"plot-taxonomy\"",
+        "id=\"diagnostics\"", "id=\"utilisation\""}) {
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  }
+  // Math x one_shot: 2 of 2 correct; Conv x one_shot: 0 of 1.
+  EXPECT_NE(html.find("<title>Math x one_shot: 2 of 2 correct</title>"), std::string::npos);
+  EXPECT_NE(html.find("100% (2/2)"), std::string::npos);
+  EXPECT_NE(html.find("download=\"pass_rates_category_method.csv\" href=\"data:text/csv;"
+                      "charset=utf-8,category%2Cmethod%2Csubmissions%2Cexe_pass%2Cexe_rate%0A"),
+            std::string::npos);
+  EXPECT_NE(html.find("download=\"speedups_per_category.csv\""), std::string::npos);
+  EXPECT_NE(html.find("download=\"failure_taxonomy.csv\""), std::string::npos);
+  EXPECT_NE(html.find("No method with several rounds"), std::string::npos);
+  EXPECT_NE(html.find("Every run with the same labels is on one device"), std::string::npos);
+}
+
+TEST(HtmlReport, DrawsBandwidthAndTheSpreadAcrossDevicesWhenRunsHaveThem) {
+  NamedRun h200 = sample_run("runs/h200");
+  NamedRun a100 = sample_run("runs/a100");
+  a100.model.device = "cuda:0 NVIDIA A100";
+  a100.model.rows[0].speedup = 6.0;  // Math/add.py: 1.5x on the H200, 6x on the A100
+  h200.model.rows[0].gbs = 2000;
+  h200.model.rows[1].gbs = 900;
+  std::string html = render_html_report({h200, a100}, "kbx");
+  EXPECT_NE(html.find("id=\"plot-utilisation\""), std::string::npos);
+  EXPECT_NE(html.find("<title>Math/add.py (runs/h200): 2e+03 GB/s</title>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"plot-spread-0\""), std::string::npos);
+  EXPECT_NE(html.find("<title>Math/add.py: 4x</title>"), std::string::npos);
+  EXPECT_NE(html.find("download=\"cross_device_0.csv\""), std::string::npos);
+  EXPECT_NE(html.find("<h3>method=one_shot</h3>"), std::string::npos);
+}
+
+TEST(HtmlReport, LinksEachTaskRowToItsDiagnostics) {
+  std::string html = render_html_report({sample_run("a")}, "kbx");
+  EXPECT_NE(html.find("<td><a href=\"#diag-Math-add-py\">Math/add.py</a></td>"), std::string::npos);
+  EXPECT_NE(html.find("<details class=\"diag\" id=\"diag-Math-add-py\">"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<details class=\"diag\""), 3U);
+  EXPECT_NE(html.find("class=\"grid sortable\" id=\"task-table\""), std::string::npos);
+}
+
+TEST(HtmlReport, ShowsTheBestKnownSpeedupBesideTheRuns) {
+  NamedRun expert = sample_run("solutions");
+  expert.model.rows[0].speedup = 3.0;
+  HtmlOptions options;
+  options.best_known = &expert;
+  std::string html = render_html_report({sample_run("a")}, "kbx", options);
+  EXPECT_NE(html.find(">Best known</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num best\" data-sort=\"3\">3.00x</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num best\" data-sort=\"\">incorrect</td>"), std::string::npos);
+  EXPECT_EQ(render_html_report({sample_run("a")}, "kbx").find(">Best known</th>"),
             std::string::npos);
 }
 
