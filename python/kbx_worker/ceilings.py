@@ -11,8 +11,9 @@ It prints one JSON object on stdout:
 
 Copy bandwidth: a device-to-device copy of a buffer far larger than the L2 (2 GiB on a GPU),
 bytes read plus bytes written over the median time. Matrix throughput: a square matmul per dtype
-(2 n^3 FLOPs), float32 with TF32 off (how kbx's workers run the eager baseline), int8 through
-torch._int_mm (int32 accumulation). Each figure is the median of REPS timed runs after warm-up,
+(2 n^3 FLOPs), float32 with TF32 off (how kbx's workers run the eager baseline) and again with
+TF32 on ("tfloat32": the roof for float32 kernels that use the tensor cores, e.g. tl.dot's tf32x3),
+int8 through torch._int_mm (int32 accumulation). Each figure is the median of REPS timed runs after warm-up,
 timed with CUDA events on a GPU and perf_counter on the CPU. A dtype the device or torch cannot
 multiply is left out, with the reason under "skipped".
 """
@@ -89,15 +90,17 @@ def measure(device: str, quick: bool = False) -> dict:
 
     n_default = (8192 if gpu else 512) // (4 if quick else 1)
     matmul, skipped, sizes = {}, {}, {"copy_bytes": copy_bytes}
-    for name in ("float16", "bfloat16", "float32", "float64", "int8"):
+    for name in ("float16", "bfloat16", "float32", "tfloat32", "float64", "int8"):
         n = n_default // 2 if name == "float64" else n_default
         try:
+            if gpu:  # float32 as eager runs it (TF32 off); tfloat32: the tensor cores' float32 path
+                torch.backends.cuda.matmul.allow_tf32 = name == "tfloat32"
             if name == "int8":
                 a = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=device)
                 b = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=device)
                 fn = (lambda a=a, b=b: torch._int_mm(a, b))
             else:
-                dt = getattr(torch, name)
+                dt = torch.float32 if name == "tfloat32" else getattr(torch, name)
                 a = torch.randn(n, n, device=device).to(dt)
                 b = torch.randn(n, n, device=device).to(dt)
                 fn = (lambda a=a, b=b: torch.mm(a, b))
@@ -108,6 +111,7 @@ def measure(device: str, quick: bool = False) -> dict:
         matmul[name] = 2 * n ** 3 / seconds / 1e12
         sizes[f"matmul_{name}"] = n
     if gpu:
+        torch.backends.cuda.matmul.allow_tf32 = False
         torch.cuda.synchronize()
     return {
         "device": described,

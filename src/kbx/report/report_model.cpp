@@ -426,6 +426,12 @@ std::optional<double> ratio(double achieved, const Json& ceilings, const char* w
   } else if (ceilings.contains(what) && ceilings[what].is_object() &&
              ceilings[what].contains(dtype) && ceilings[what][dtype].is_number()) {
     peak = &ceilings[what][dtype];
+    // A float32 kernel may use the tensor cores (tl.dot with tf32x3 keeps float32 accuracy):
+    // its roof is the TF32 matmul's, when that was measured and is higher.
+    const Json& tf32 = ceilings[what].value("tfloat32", Json());
+    if (dtype == "float32" && tf32.is_number() && tf32.get<double>() > peak->get<double>()) {
+      peak = &ceilings[what]["tfloat32"];
+    }
   }
   if (peak == nullptr || peak->get<double>() <= 0 || achieved <= 0) {
     return std::nullopt;
