@@ -643,6 +643,24 @@ TEST(ReportModel, AFigureOverAMeasuredCeilingIsSuspect) {
   EXPECT_EQ(kbx_results_json(m)["summary"]["utilisation_suspect"], 1);
 }
 
+TEST(ReportModel, AFloat32WorkloadsRoofIsTheTf32MatmulWhenThatIsHigher) {
+  Scenario s;
+  s.db->upsert_task({"Math/mm32.py", "Math", "mm32", "v1", 1,
+                     {{0, {{"N", 1}}, 1e9, 4e12, Json::array(), "float32"}}});
+  s.db->save_reference_timings(s.session, "Math/mm32.py",
+                               {{0, "ok", "", 3, {4, 4, 4}, {}, false, {}, 0, {}, {}, {}}}, kGpu0);
+  s.add_submission("sM", "Math/mm32.py", 6);
+  s.db->save_evaluation(passing("sM", s.session, {{2, 2, 2}}));  // 4 TFLOP in 2 ms: 2000 TFLOP/s
+  Json device = device_with_ceilings("H200", 4000);
+  device["ceilings"]["matmul_tflops"] = {{"float32", 1000.0}, {"tfloat32", 4000.0}};
+  s.db->set_session_env(s.session, {{"devices", Json::array({device})}});
+  auto m = build_report_model(*s.db);
+  const SubmissionRow& r = row_of(m, "sM");
+  ASSERT_TRUE(r.compute_utilisation);
+  EXPECT_DOUBLE_EQ(*r.compute_utilisation, 0.5);  // against 4000, not 1000
+  EXPECT_FALSE(r.utilisation_suspect);
+}
+
 TEST(ReportModel, NoCeilingsOrDifferentDevicesGiveNoUtilisation) {
   Scenario s;
   auto m = build_report_model(*s.db);
