@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "kbx/report/analyze.h"
@@ -154,12 +155,17 @@ struct Point {
 
 // One row of dots per category on a horizontal log scale, the median marked.
 std::string strip_plot(const std::string& id, const std::vector<Point>& points, const char* unit,
-                       const std::string& label, bool with_one) {
+                       const std::string& label, bool with_one,
+                       std::optional<double> mark = std::nullopt,
+                       const std::string& mark_label = "") {
   std::map<std::string, std::vector<const Point*>> rows;
   std::vector<double> values;
   for (const auto& p : points) {
     rows[p.category].push_back(&p);
     values.push_back(p.value);
+  }
+  if (mark && *mark > 0) {
+    values.push_back(*mark);  // kept in view
   }
   constexpr double left = 170;
   constexpr double row_h = 26;
@@ -169,6 +175,12 @@ std::string strip_plot(const std::string& id, const std::vector<Point>& points, 
   LogScale s = LogScale::over(values, left, width - 40, with_one);
   std::string out = svg_open(id, width, height, label);
   out += x_axis(s, top, height - 20, unit);
+  if (mark && *mark > 0) {
+    out += fmt::format(
+        "<line class=\"one\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"end\">{4}</text>\n",
+        s.at(*mark), top, height - 20, top + 9, escape(mark_label));
+  }
   std::size_t r = 0;
   for (const auto& [category, list] : rows) {
     double y = top + row_h * static_cast<double>(r++) + row_h / 2;
@@ -474,17 +486,39 @@ std::string utilisation_section(const std::vector<NamedRun>& runs) {
     }
   }
   auto u = utilisation(runs);
+  // The copy bandwidth `kbx calibrate` measured, when every run carries the same one.
+  std::optional<double> copy_gbs;
+  bool same = !runs.empty();
+  for (const auto& run : runs) {
+    const Json& c = run.model.ceilings;
+    std::optional<double> v;
+    if (c.is_object() && c.contains("copy_gbs") && c["copy_gbs"].is_number()) {
+      v = c["copy_gbs"].get<double>();
+    }
+    same = same && v && (!copy_gbs || *copy_gbs == *v);
+    copy_gbs = v;
+  }
+  if (!same) {
+    copy_gbs.reset();
+  }
+  std::string peak_text =
+      copy_gbs ? fmt::format("The dashed line is the copy bandwidth kbx calibrate measured on "
+                             "this device, {:.0f} GB/s; a point beyond it moves more than a copy "
+                             "could (a byte model that counts unfused traffic, or skipped work). ",
+                             *copy_gbs)
+               : std::string("No measured ceilings in these runs (kbx calibrate): compare with "
+                             "the GPU's copy bandwidth. ");
   std::string out = section_open(
       "utilisation", "Utilisation: achieved bandwidth",
       "GB/s of every correct, timed submission whose task declares its bytes (log scale), per "
-      "category; the bar marks the median. The store records no device peaks: compare with the "
-      "GPU's (H200: 4.8 TB/s). " +
-          csv_link("utilisation.csv", utilisation_csv(u, {})) + " " +
+      "category; the bar marks the median. " + peak_text +
+          csv_link("utilisation.csv", utilisation_csv(u, {copy_gbs, std::nullopt})) + " " +
           csv_link("gbs_per_submission.csv", points_csv(points, "gbs")));
   if (points.empty()) {
     return out + note("No timed submissions with declared bytes.") + "</section>\n";
   }
-  return out + strip_plot("plot-utilisation", points, " GB/s", "GB/s per category", false) +
+  return out + strip_plot("plot-utilisation", points, " GB/s", "GB/s per category", false,
+                          copy_gbs, copy_gbs ? fmt::format("copy {:.0f} GB/s", *copy_gbs) : "") +
          "</section>\n";
 }
 

@@ -170,6 +170,22 @@ TEST(HtmlReport, DrawsBandwidthAndTheSpreadAcrossDevicesWhenRunsHaveThem) {
   EXPECT_NE(html.find("<h3>method=one_shot</h3>"), std::string::npos);
 }
 
+TEST(HtmlReport, TheBandwidthPlotMarksTheMeasuredCopyBandwidthWhenEveryRunHasIt) {
+  NamedRun run = sample_run("runs/h200");
+  run.model.rows[0].gbs = 5000;  // beyond the copy: the byte model counts unfused traffic
+  std::string without = render_html_report({run}, "kbx");
+  EXPECT_NE(without.find("No measured ceilings in these runs"), std::string::npos);
+  run.model.ceilings = Json{{"name", "NVIDIA H200"}, {"copy_gbs", 4288.0}};
+  std::string html = render_html_report({run}, "kbx");
+  EXPECT_NE(html.find("copy bandwidth kbx calibrate measured on this device, 4288 GB/s"),
+            std::string::npos);
+  EXPECT_NE(html.find(">copy 4288 GB/s</text>"), std::string::npos);
+  NamedRun other = sample_run("runs/a100");
+  other.model.ceilings = Json{{"name", "NVIDIA A100"}, {"copy_gbs", 1800.0}};
+  EXPECT_EQ(render_html_report({run, other}, "kbx").find(">copy 4288 GB/s</text>"),
+            std::string::npos);  // different devices: no single line
+}
+
 TEST(HtmlReport, LinksEachTaskRowToItsDiagnostics) {
   std::string html = render_html_report({sample_run("a")}, "kbx");
   EXPECT_NE(html.find("<td><a href=\"#diag-Math-add-py\">Math/add.py</a></td>"), std::string::npos);
