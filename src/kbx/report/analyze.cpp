@@ -55,7 +55,7 @@ void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& speed
   }
   const auto& ps = fast_p_thresholds();
   for (std::size_t i = 1; i < ps.size(); ++i) {
-    // From p = 1 on, a win within 2% of eager (verdict `same`) is no win, as in summary.json.
+    // From p = 1 on, a win within the same-speed margin of eager (verdict `same`) is no win, as in summary.json.
     bool win = row.speedup_ci->low > ps[i] &&
                (ps[i] < 1 || row.speedup_verdict == stats::SpeedupVerdict::faster);
     g.fast_p[i] += win ? 1 : 0;

@@ -401,12 +401,13 @@ std::string speedup_csv_link(const NamedRun& run) {
 }
 
 std::string speedup_section(const std::vector<NamedRun>& runs) {
-  std::string out =
+  std::string out = fmt::format(
       "<section id=\"speedups\">\n<h2>Speedups with 95% intervals</h2>\n<p class=\"muted\">"
       "Each timed task's speedup over PyTorch eager (log scale) with its bootstrap interval; "
-      "colour by verdict: <span class=\"v-faster\">faster</span>, same (within 2%), "
+      "colour by verdict: <span class=\"v-faster\">faster</span>, same (within {:.0f}%), "
       "<span class=\"v-slower\">slower</span>, <span class=\"v-ambiguous\">ambiguous</span>."
-      "</p>\n";
+      "</p>\n",
+      stats::same_speed_margin * 100);
   for (const NamedRun& r : runs) {
     if (runs.size() > 1) {
       out += fmt::format("<h3>{}</h3>\n", escape(r.name));
