@@ -104,7 +104,7 @@ def evaluate(value, env: dict):
         except SyntaxError:
             return value
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        if names and names <= set(env):
+        if names <= set(env):  # a constant ("1") too: a shape's size-1 dimension
             return eval(compile(tree, "<workload>", "eval"), {"__builtins__": {}}, dict(env))
     return value
 
