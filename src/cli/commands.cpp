@@ -367,9 +367,11 @@ struct CalibrateArgs {
   bool quick = false;
 };
 
-// The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl): the
-// submissions of a self-check. Returns its path.
-fs::path write_reference_submissions(const std::string& suite_root, const fs::path& out) {
+// The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl), and the
+// eval of them into `out` (calibrate's and doctor's self-check runs): no Triton requirement,
+// labelled purpose=PURPOSE. Callers add the device and their own settings.
+EvalArgs reference_self_check(const std::string& suite_root, const fs::path& out,
+                              const std::string& purpose) {
   auto s = load_suite_or_throw(suite_root.empty() ? default_suite_root() : fs::path(suite_root));
   fs::path source = out.string() + ".references.jsonl";
   std::string lines;
@@ -381,7 +383,13 @@ fs::path write_reference_submissions(const std::string& suite_root, const fs::pa
     fs::create_directories(source.parent_path());
   }
   write_file_atomic(source, lines);
-  return source;
+  EvalArgs e;
+  e.source = source.string();
+  e.out = out.string();
+  e.suite_root = suite_root;
+  e.no_require_triton = true;
+  e.labels = {"purpose=" + purpose};
+  return e;
 }
 
 // The ceilings of every device: measured, written to the cache, printed as a table.
@@ -428,20 +436,14 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   // timing lands in the cache, and the run is the timer's self-check.
   fs::path out = c.out.empty() ? cache_dir / "calibrate" / fmt::format("{}", std::time(nullptr))
                                : fs::path(c.out);
-  fs::path source = write_reference_submissions(c.suite_root, out);
-  EvalArgs e;
-  e.source = source.string();
-  e.out = out.string();
+  EvalArgs e = reference_self_check(c.suite_root, out, "calibrate");
   e.device = device;
   e.gpus = c.gpus;
   e.tasks = c.tasks;
   e.jobs = c.jobs;
   e.cache_dir = cache_dir.string();
   e.python = c.python;
-  e.suite_root = c.suite_root;
-  e.no_require_triton = true;
   e.reference_timing = "cached";
-  e.labels = {"purpose=calibrate"};
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
@@ -474,18 +476,13 @@ int cmd_doctor(const DoctorArgs& d, const std::vector<std::string>& argv) {
   fs::path out = d.out.empty() ? fs::temp_directory_path() /
                                      fmt::format("kbx-doctor-{}", std::time(nullptr))
                                : fs::path(d.out);
-  EvalArgs e;
-  e.source = write_reference_submissions(d.suite_root, out).string();
-  e.out = out.string();
+  EvalArgs e = reference_self_check(d.suite_root, out, "doctor-timing");
   e.device = "cuda";
   e.gpus = d.gpus;
   e.tasks = d.tasks;
   e.cache_dir = d.cache_dir;
   e.python = d.python;
-  e.suite_root = d.suite_root;
-  e.no_require_triton = true;
   e.do_bench = true;
-  e.labels = {"purpose=doctor-timing"};
   fmt::print(stderr, "kbx: timing the references with kbx's timer and with do_bench: {}\n",
              out.string());
   int rc = cmd_eval(e, argv);
@@ -960,21 +957,7 @@ Extras analyze_extras(const std::vector<report::NamedRun>& named, const AnalyzeA
   auto peak = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
   x.peaks = {peak(a.peak_gbs), peak(a.peak_tflops)};
   if (!x.peaks.gbs) {
-    // The copy bandwidth `kbx calibrate` measured, when every run carries the same device's.
-    std::optional<double> measured;
-    bool same = true;
-    for (const auto& run : named) {
-      const Json& c = run.model.ceilings;
-      std::optional<double> gbs;
-      if (c.is_object() && c.contains("copy_gbs") && c["copy_gbs"].is_number()) {
-        gbs = c["copy_gbs"].get<double>();
-      }
-      same = same && gbs && (!measured || *measured == *gbs);
-      measured = gbs;
-    }
-    if (same && measured) {
-      x.peaks.gbs = measured;
-    }
+    x.peaks.gbs = report::shared_copy_gbs(named);
   }
   x.devices = report::compare_devices(named);
   if (!a.best_known.empty()) {

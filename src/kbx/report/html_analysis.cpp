@@ -486,21 +486,7 @@ std::string utilisation_section(const std::vector<NamedRun>& runs) {
     }
   }
   auto u = utilisation(runs);
-  // The copy bandwidth `kbx calibrate` measured, when every run carries the same one.
-  std::optional<double> copy_gbs;
-  bool same = !runs.empty();
-  for (const auto& run : runs) {
-    const Json& c = run.model.ceilings;
-    std::optional<double> v;
-    if (c.is_object() && c.contains("copy_gbs") && c["copy_gbs"].is_number()) {
-      v = c["copy_gbs"].get<double>();
-    }
-    same = same && v && (!copy_gbs || *copy_gbs == *v);
-    copy_gbs = v;
-  }
-  if (!same) {
-    copy_gbs.reset();
-  }
+  std::optional<double> copy_gbs = shared_copy_gbs(runs);
   std::string peak_text =
       copy_gbs ? fmt::format("The dashed line is the copy bandwidth kbx calibrate measured on "
                              "this device, {:.0f} GB/s; a point beyond it moves more than a copy "

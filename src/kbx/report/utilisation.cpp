@@ -63,6 +63,22 @@ std::string distribution_text(const RateDistribution& d, std::optional<double> p
 
 }  // namespace
 
+std::optional<double> shared_copy_gbs(const std::vector<NamedRun>& runs) {
+  std::optional<double> shared;
+  for (const auto& run : runs) {
+    const Json& c = run.model.ceilings;
+    if (!c.is_object() || !c.contains("copy_gbs") || !c["copy_gbs"].is_number()) {
+      return std::nullopt;
+    }
+    double gbs = c["copy_gbs"].get<double>();
+    if (shared && *shared != gbs) {
+      return std::nullopt;
+    }
+    shared = gbs;
+  }
+  return shared;
+}
+
 RateDistribution distribution_of(std::vector<double> values) {
   RateDistribution d;
   if (values.empty()) {

@@ -38,6 +38,10 @@ struct Peaks {
   std::optional<double> tflops;  ///< e.g. 989 for an H200's dense BF16 tensor cores
 };
 
+/// The copy bandwidth `kbx calibrate` measured (ReportModel::ceilings), when every run carries
+/// the same one; nothing otherwise (no runs, a run without ceilings, different devices).
+std::optional<double> shared_copy_gbs(const std::vector<NamedRun>& runs);
+
 /// Per category (sorted) and then "ALL". Pure.
 std::vector<UtilisationGroup> utilisation(const std::vector<NamedRun>& runs);
 
