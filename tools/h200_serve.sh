@@ -8,8 +8,11 @@
 #              outside their timed sections, docs/serve.md)
 #   repeats    identical code, answered from the store (no evaluation)
 # and prints a table. Target (issue 10): perf off >= 20 evaluations/s on one H200.
+# Compiles are shared through kbx's compile cache (python/kbx_worker/compile_cache.py): after the
+# warm-up the script waits until every warm-up worker's claims are harvested.
 # usage: tools/h200_serve.sh   env: RESULTS (/tmp/kbx-serve-bench), JOBS (16), CLIENTS (64),
-#        N_OFF (400), N_ON (48), N_REPEAT (1000), GPUS (0)
+#        N_OFF (400), N_ON (48), N_REPEAT (1000), GPUS (0), COMPILE_CACHE (DIR or off; default
+#        $RESULTS/compile)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -19,7 +22,8 @@ export KBX_PYTHON="$py" KBX_CACHE_DIR="$results/cache" TRITON_CACHE_DIR="$result
 tools/build_device.sh "$results/build.log" || exit 1
 kbx="${KBX:-build-device/kbx}"
 "$kbx" serve -o "$results/serve" --device cuda --gpus "${GPUS:-0}" -j "${JOBS:-16}" \
-  --queue 4096 --listen 127.0.0.1:0 2>"$results/serve.log" &
+  --queue 4096 --listen 127.0.0.1:0 --compile-cache "${COMPILE_CACHE:-$results/compile}" \
+  2>"$results/serve.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
 url=""
@@ -30,8 +34,9 @@ for _ in $(seq 600); do
   sleep 0.5
 done
 [ -n "$url" ] || { echo "kbx serve did not start"; cat "$results/serve.log"; exit 1; }
+export INBOX="${COMPILE_CACHE:-$results/compile}/inbox"
 echo "kbx serve at $url ($(nproc) cores, GPUs ${GPUS:-0}, ${JOBS:-16} evaluation threads)"
-PYTHONPATH=python "$py" - "$url" <<'PY'
+RESULTS_DIR="$results" PYTHONPATH=python "$py" - "$url" <<'PY'
 import collections, concurrent.futures, os, pathlib, sys, time, uuid
 from kbx_client import Client
 url = sys.argv[1]
@@ -57,11 +62,19 @@ def run(n, perf, unique):  # unique: a fresh evaluation per request; else the wa
     verdicts = collections.Counter(v["speedup_verdict"] for _, v in got)
     return n / wall, wall, lat[len(lat) // 2], lat[int(len(lat) * 0.95)], outcomes, verdicts
 
-for key, code in subs:  # warm the reference outputs, reference timings and Triton's cache
+t0 = time.time()
+for key, code in subs:  # warm the reference outputs, reference timings and the compile cache
     c.evaluate(key, code, perf=True)
-rows = [("perf off", *run(int(os.environ.get("N_OFF", "400")), False, True)),
-        ("perf on", *run(int(os.environ.get("N_ON", "48")), True, True)),
-        ("repeats (store)", *run(int(os.environ.get("N_REPEAT", "1000")), True, False))]
+inbox = pathlib.Path(os.environ["INBOX"])
+def claims_waiting():  # idle spare workers keep empty inboxes; finished ones wait for a harvest
+    return inbox.is_dir() and any(any(d.iterdir()) for d in inbox.iterdir() if d.is_dir())
+while claims_waiting() and time.time() - t0 < 120:
+    time.sleep(0.5)  # the warm-up workers' compiles are still being harvested
+print(f"warm-up {len(subs)} submissions, harvested, in {time.time() - t0:.1f} s")
+rows = [(name, *run(n, perf, unique)) for name, n, perf, unique in (
+    ("perf off", int(os.environ.get("N_OFF", "400")), False, True),
+    ("perf on", int(os.environ.get("N_ON", "48")), True, True),
+    ("repeats (store)", int(os.environ.get("N_REPEAT", "1000")), True, False)) if n > 0]
 print(f"{'mode':<16} {'evals/s':>8} {'n':>5} {'wall s':>7} {'p50 s':>6} {'p95 s':>6}  outcomes; speedup verdicts")
 for name, rate, wall, p50, p95, outcomes, verdicts in rows:
     n = sum(outcomes.values())
@@ -70,4 +83,8 @@ h = c.health()
 print(f"health: {h['evaluated']} evaluated, {h['answered']} answered, queue {h['queue_depth']}/{h['queue_capacity']}, "
       f"{h['rejected_queue_full']} refused (full); target perf off >= 20/s: "
       f"{'met' if rows[0][1] >= 20 else 'NOT met'}")
+logs = pathlib.Path(os.environ["RESULTS_DIR"]) / "serve" / "work"
+harvests = [l for l in (logs / "zygote.log").read_text(errors="replace").splitlines()
+            if l.startswith("kbx harvest")] if (logs / "zygote.log").exists() else []
+print(f"compile cache: {len(harvests)} harvests; last: {harvests[-1][:300] if harvests else '-'}")
 PY

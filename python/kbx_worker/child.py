@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import env, inventory
+from . import compile_cache, env, inventory
 from .errors import WorkerError, error_object
 from .protocol import write_frame
 from .sandbox import SandboxConfig, confine
@@ -103,6 +103,8 @@ def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int]
         if config.sandbox is not None:
             # Still single-threaded here: namespaces and Landlock cover every thread made later.
             confinement = confine(config.sandbox, config.device)
+            if "compile_cache" in confinement and confinement["compile_cache"].startswith("on"):
+                compile_cache.Client(config.sandbox.compile_cache, config.sandbox.inbox).install()
         state = init_device(config, libraries)
     except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
         _say_ready(sock, config, {"error": error_object(e)})

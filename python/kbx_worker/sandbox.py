@@ -100,6 +100,8 @@ class SandboxConfig:
     hide: list[str] = field(default_factory=list)
     uid: int | None = None
     limits: dict[str, int] = field(default_factory=dict)
+    compile_cache: str | None = None  # the shared compile cache's root (compile_cache.py)
+    inbox: str | None = None          # set by confine(): where this worker writes its claims
 
     @classmethod
     def from_request(cls, value: Any) -> "SandboxConfig | None":
@@ -120,7 +122,10 @@ class SandboxConfig:
         unknown = set(limits) - set(_LIMITS)
         if unknown:
             raise WorkerError("protocol_error", f"unknown sandbox limits {sorted(unknown)}")
-        return cls(value["scratch_root"], hide, uid, limits)
+        cache = value.get("compile_cache")
+        if cache is not None and (not isinstance(cache, str) or not os.path.isabs(cache)):
+            raise WorkerError("protocol_error", "sandbox 'compile_cache' must be an absolute path")
+        return cls(value["scratch_root"], hide, uid, limits, cache)
 
 
 _LIMITS = {
@@ -159,14 +164,35 @@ def confine(config: SandboxConfig, device: str) -> dict:
     home = _prepare_scratch(scratch, uid)
     if os.getuid() == 0 and uid is None and "processes" in config.limits:
         _join_pids_cgroup(config.limits["processes"], report)
-    # Its own /proc/<pid> (thread names, OOM score): the CUDA driver fails to start without it.
-    _landlock(libc, scratch, report, (f"/proc/{os.getpid()}",))
+    writable = [f"/proc/{os.getpid()}"]  # thread names, OOM score: CUDA fails to start without it
+    if config.compile_cache and device == "cuda":
+        from . import compile_cache, env
+
+        if env.triton_interpret():
+            report["compile_cache"] = "off: Triton's interpreter compiles nothing"
+        else:
+            config.inbox = compile_cache.open_inbox(config.compile_cache, os.getppid(), os.getpid(), uid)
+            report["compile_cache"] = (
+                f"on: compiles shared through {config.compile_cache} (sealed entries, trusted "
+                "harvest)" if config.inbox else "on: read only (no inbox could be made)")
+            if config.inbox:
+                writable.append(config.inbox)
+    _landlock(libc, scratch, report, tuple(writable))
     _drop_identity(libc, uid, report)
     _set_limits(config.limits, device, report)
     _scrub_environment(home, scratch)
     os.chdir(os.path.join(scratch, "work"))
     report["environment"] = "on: scrubbed"
     report["scratch"] = scratch
+    return report
+
+
+def confine_writes(work: str, writable: tuple[str, ...]) -> dict:
+    """For kbx's own helper processes (the compile cache's harvester): Landlock allows writes
+    only under `work` and `writable`; nothing else changes. Returns the report."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    report: dict[str, str] = {}
+    _landlock(libc, work, report, writable + (f"/proc/{os.getpid()}",))
     return report
 
 

@@ -51,6 +51,13 @@ def _preload_triton() -> None:
         import triton.runtime.interpreter  # noqa: F401
     except ImportError:
         pass
+    if not env.triton_interpret():
+        # Triton's own version key hashes libtriton (about 400 MB) once per process, on the first
+        # compile or cache lookup: computed here, every forked worker inherits it.
+        from triton.runtime.cache import triton_key
+
+        triton_key()
+        import triton.backends.nvidia.driver  # noqa: F401
 
 
 class Zygote:
@@ -61,6 +68,8 @@ class Zygote:
         self._reader = FrameReader(sock, accept_fds=True)
         self._launches = launches
         self._children: set[int] = set()
+        self._harvest = Harvests(lambda: [self._sock.fileno(), self._wake_r, self._wake_w,
+                                          *self._reader.fds])
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
 
     def serve(self) -> int:
@@ -128,6 +137,8 @@ class Zygote:
         finally:
             os.close(fd)
         self._children.add(pid)
+        if config.sandbox is not None and config.sandbox.compile_cache and config.device == "cuda":
+            self._harvest.expect(pid, config.sandbox.compile_cache)
         return self._send({"op": "forked", "id": header["id"], "pid": pid})
 
     def _spawn(self, fd: int, config: WorkerConfig) -> int:
@@ -155,21 +166,25 @@ class Zygote:
 
     def _reap(self) -> bool:
         """Reports every child that has ended; False when the control socket is gone."""
-        while self._children:
+        while self._children or self._harvest.running:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 return True
             if pid == 0:
                 return True
+            if self._harvest.ended(pid):
+                continue
             if pid in self._children:
                 self._children.discard(pid)
                 _remove_cgroup(pid)
+                self._harvest.worker_ended(pid)
                 if not self._send(_exited(pid, status)):
                     return False
         return True
 
     def _kill_children(self) -> None:
+        self._harvest.stop()
         for pid in list(self._children):
             for kill in (os.killpg, os.kill):
                 try:
@@ -196,6 +211,110 @@ class Zygote:
         except OSError:
             return False
         return True
+
+
+class Harvests:
+    """The compile cache's harvesters (compile_cache.harvest): after a candidate worker that
+    shared compiles exits, a process forked from the zygote (trusted: it never runs candidate
+    code) compiles what the worker claimed, at low priority, a few at a time."""
+
+    def __init__(self, inherited: Callable[[], list[int]]):
+        self._inherited = inherited
+        self._expected: dict[int, str] = {}     # worker pid -> cache root
+        self._queue: list[tuple[str, str]] = []  # (root, inbox) waiting for a harvester
+        self.running: set[int] = set()
+        self._limit = max(1, (os.cpu_count() or 1) // 8)
+
+    def expect(self, pid: int, root: str) -> None:
+        self._expected[pid] = root
+
+    def worker_ended(self, pid: int) -> None:
+        from . import compile_cache
+
+        root = self._expected.pop(pid, None)
+        if root is None:
+            return
+        inbox = compile_cache.inbox_path(root, os.getpid(), pid)
+        try:
+            claims = bool(os.listdir(inbox))
+        except OSError:
+            return
+        if not claims:  # a worker that compiled nothing new (or never ran a candidate)
+            _remove_tree(inbox)
+            return
+        if len(self._queue) >= 256:  # far behind: the oldest claims go uncompiled
+            _remove_tree(self._queue.pop(0)[1])
+        self._queue.append((root, inbox))
+        self._start()
+
+    def ended(self, pid: int) -> bool:
+        if pid not in self.running:
+            return False
+        self.running.discard(pid)
+        self._start()
+        return True
+
+    def _start(self) -> None:
+        while self._queue and len(self.running) < self._limit:
+            root, inbox = self._queue.pop(0)
+            _flush_quietly()
+            try:
+                pid = os.fork()
+            except OSError:
+                _remove_tree(inbox)
+                continue
+            if pid == 0:
+                _run_harvest(root, inbox, self._inherited())
+            self.running.add(pid)
+
+    def stop(self) -> None:
+        for pid in list(self.running):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (OSError, ChildProcessError):
+                pass
+        self.running.clear()
+
+
+def _run_harvest(root: str, inbox: str, inherited: list[int]) -> None:
+    """The harvester's life (never returns): detached, niced, allowed to write only the cache and
+    its own work folder, then compile_cache.harvest and prime."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        for fd in inherited:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        os.nice(10)
+        import tempfile
+
+        from . import compile_cache
+
+        work = tempfile.mkdtemp(prefix="kbx-harvest-")
+        os.environ["TMPDIR"] = work  # the C compiler's and ptxas's temporary files
+        tempfile.tempdir = None
+        sandbox.confine_writes(work, (root,))
+        counts = compile_cache.harvest(root, inbox, work)
+        prime = compile_cache.prime(root, work)
+        _remove_tree(work)
+        print(f"kbx harvest {inbox}: {counts}, driver module {prime}", file=sys.stderr, flush=True)
+        code = 0
+    except BaseException:  # noqa: BLE001 - the harvester must end here, whatever happened
+        traceback.print_exc()
+    finally:
+        _flush_quietly()
+        os._exit(code)
+
+
+def _remove_tree(path: str) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _remove_cgroup(pid: int) -> None:

@@ -195,6 +195,7 @@ struct EvalArgs {
   std::string suite_root;
   std::string python;
   std::string cache_dir;
+  std::string compile_cache;  ///< --compile-cache DIR|off
   bool no_require_triton = false;
   bool no_perf = false;
   bool no_sandbox = false;
@@ -292,6 +293,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.worker_path = worker_path();
   o.python = a.python.empty() ? default_python() : a.python;
   o.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
+  o.compile_cache = a.compile_cache;
   o.device = a.device == "auto" ? detect_device() : a.device;
   o.gpus = o.device == "cuda" ? parse_gpus(a.gpus) : std::vector<int>{0};
   int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
@@ -1257,6 +1259,10 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--suite", e.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   eval_cmd->add_option("--python", e.python, "Python with torch and triton (default: .venv/bin/python, an installed wheel's own Python, else python3)");
   eval_cmd->add_option("--cache-dir", e.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+  eval_cmd->add_option("--compile-cache", e.compile_cache,
+                       "Folder of compiled kernels candidates share on CUDA, filled only by kbx's "
+                       "own recompiles of what they compiled (default: kbx-compile-cache in the "
+                       "temporary folder; off: none)");
   eval_cmd->add_option("--shard", e.shard,
                        "Evaluate only shard I of N (e.g. 2/3): a deterministic split balanced by "
                        "expected cost; `kbx merge` joins the shards");
@@ -1420,6 +1426,10 @@ int run_cli(int argc, char** argv) {
   serve_cmd->add_option("--suite", se.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   serve_cmd->add_option("--python", se.python, "Python with torch and triton");
   serve_cmd->add_option("--cache-dir", se.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+  serve_cmd->add_option("--compile-cache", se.compile_cache,
+                       "Folder of compiled kernels candidates share on CUDA, filled only by kbx's "
+                       "own recompiles of what they compiled (default: kbx-compile-cache in the "
+                       "temporary folder; off: none)");
 
   std::string summary_out;
   bool summary_json_flag = false;

@@ -34,6 +34,9 @@ struct RunOptions {
   std::filesystem::path suite_root;
   std::filesystem::path worker_path;  ///< folder holding the kbx_worker package
   std::filesystem::path cache_dir;    ///< reference outputs cache
+  /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
+  /// the default (kbx-compile-cache in the temporary folder), "off" for none.
+  std::filesystem::path compile_cache;
   std::string python = "python3";
   std::string device = "cpu";         ///< "cuda" or "cpu"
   std::vector<int> gpus{0};

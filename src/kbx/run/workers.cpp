@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "kbx/common/version.h"
 #include "kbx/run/ceilings.h"
@@ -56,6 +57,11 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
   pc.spares_per_gpu = std::max(1, (options_.jobs + static_cast<int>(options_.gpus.size()) - 1) /
                                       static_cast<int>(options_.gpus.size()));
   pc.threads = options_.threads_per_worker;
+  // Every evaluation takes a fresh worker, so worker starts bound evaluations per second; CUDA's
+  // initialisation contends across processes, so more starters than half the cores do not help
+  // (docs/perf.md, kbx serve).
+  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  pc.starters_per_gpu = std::max(4, cores / (2 * static_cast<int>(options_.gpus.size())));
   pc.log_dir = work / "logs";
   pc.sandbox = sandbox_config();
   pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
@@ -105,10 +111,32 @@ Json Workers::sandbox_config() const {
               {"open_files", 4096},
               {"processes", 256},  // threads count too (pids cgroup); torch needs a few dozen
               {"address_space_bytes", std::int64_t{16} << 30}};
-  return Json{{"scratch_root", scratch.string()},
+  Json config{{"scratch_root", scratch.string()},
               {"hide", hide},
               {"uid", geteuid() == 0},
               {"limits", limits}};
+  if (auto shared = compile_cache_root(); !shared.empty()) {
+    config["compile_cache"] = shared.string();
+  }
+  return config;
+}
+
+/// Where candidates share compiled kernels (docs/security.md, "Compile cache"), or empty: only
+/// on CUDA (the interpreter compiles nothing), never inside a folder hidden from candidates.
+fs::path Workers::compile_cache_root() const {
+  if (options_.device != "cuda" || options_.compile_cache == "off") {
+    return {};
+  }
+  fs::path root = options_.compile_cache.empty()
+                      ? fs::temp_directory_path() / "kbx-compile-cache"
+                      : fs::absolute(options_.compile_cache);
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) {
+    return {};  // the workers' sandbox report says the cache is off
+  }
+  fs::permissions(root, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, ec);
+  return fs::weakly_canonical(root, ec);
 }
 
 /// What the sandbox of this run enforces, from a candidate worker that is started and dropped.

@@ -50,6 +50,7 @@ class Workers {
 
  private:
   [[nodiscard]] Json sandbox_config() const;
+  [[nodiscard]] std::filesystem::path compile_cache_root() const;
   Json sandbox_report();
   void record_environment();
   const compare::Contract* contract_for(const suite::Task& task, std::string& error);

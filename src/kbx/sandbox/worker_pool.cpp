@@ -15,7 +15,7 @@ constexpr int max_failures_in_a_row = 3;
 WorkerPool::WorkerPool(Zygote& zygote, PoolConfig config)
     : zygote_(zygote), config_(std::move(config)) {
   std::lock_guard<std::mutex> lock(mutex_);
-  int starters = std::max(1, std::min(config_.spares_per_gpu, 4));
+  int starters = std::max(1, std::min(config_.spares_per_gpu, config_.starters_per_gpu));
   for (int gpu : config_.gpus) {
     lanes_[gpu];
     gpu_locks_[gpu] = std::make_unique<GpuLock>();

@@ -21,6 +21,9 @@ struct PoolConfig {
   std::string device = "cpu";      ///< "cuda" or "cpu"
   std::vector<int> gpus{0};        ///< device indices served (one entry, 0, for cpu)
   int spares_per_gpu = 1;          ///< warm workers kept ready per GPU
+  /// Workers started at once per GPU (each start forks, confines and initialises CUDA, mostly
+  /// waiting): every evaluation takes a fresh worker, so this bounds evaluations per second.
+  int starters_per_gpu = 4;
   int threads = 1;                 ///< torch threads per worker
   std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
   std::chrono::seconds ready_timeout{180};
