@@ -2,6 +2,7 @@
 #include "kbx/report/html_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -83,6 +84,7 @@ td.rate, td.num { white-space: nowrap; }
 .o-ok { color: var(--ok); font-weight: 600; }
 .o-bad { color: var(--bad); } .o-pending { color: var(--muted); }
 .v-faster { color: var(--ok); } .v-slower { color: var(--bad); } .v-ambiguous { color: var(--warn); }
+.suspect { color: var(--warn); font-weight: 600; }
 svg .faster { fill: var(--ok); stroke: var(--ok); } svg .slower { fill: var(--bad); stroke: var(--bad); }
 svg .same { fill: var(--accent); stroke: var(--accent); }
 svg .ambiguous { fill: var(--warn); stroke: var(--warn); }
@@ -456,6 +458,12 @@ std::string task_cells(const SubmissionRow* r) {
   return out + fmt::format("<td class=\"v-{0}\">{0}</td>", verdict);
 }
 
+/// True when the run carries the device ceilings `kbx calibrate` measured (the table then has a
+/// utilisation column for it).
+bool has_ceilings(const NamedRun& run) {
+  return run.model.ceilings.is_object() && run.model.ceilings.contains("copy_gbs");
+}
+
 std::string task_header(const std::vector<NamedRun>& runs, const NamedRun* best) {
   std::string out = "<thead><tr><th>Task</th><th>Category</th>";
   if (best != nullptr) {
@@ -467,8 +475,42 @@ std::string task_header(const std::vector<NamedRun>& runs, const NamedRun* best)
         "<th>{0}Outcome</th><th>{0}Speedup</th><th>{0}95% interval</th>"
         "<th>{0}Verdict</th>",
         p);
+    if (has_ceilings(r)) {
+      out += fmt::format(
+          "<th title=\"achieved GB/s as a share of the copy bandwidth, and TFLOP/s as a share "
+          "of the matmul peak for the workload's dtype, both measured by kbx calibrate on this "
+          "device; over 100% is suspect (a byte or FLOP model, or skipped work)\">{}% of "
+          "ceiling</th>",
+          p);
+    }
   }
   return out + "</tr></thead>\n";
+}
+
+/// "62% bw, 14% mm" from the row's utilisation against the measured ceilings; sorted by the
+/// larger share; over 100% marked suspect.
+std::string utilisation_cell(const SubmissionRow* r) {
+  if (r == nullptr || !r->perf_ok ||
+      (!r->bandwidth_utilisation && !r->compute_utilisation)) {
+    return "<td class=\"num\" data-sort=\"\">-</td>";
+  }
+  std::vector<std::string> parts;
+  double top = 0;
+  if (r->bandwidth_utilisation) {
+    parts.push_back(fmt::format("{:.0f}% bw", 100 * *r->bandwidth_utilisation));
+    top = std::max(top, *r->bandwidth_utilisation);
+  }
+  if (r->compute_utilisation) {
+    parts.push_back(fmt::format("{:.0f}% mm", 100 * *r->compute_utilisation));
+    top = std::max(top, *r->compute_utilisation);
+  }
+  std::string text = fmt::format("{}", fmt::join(parts, ", "));
+  if (r->utilisation_suspect) {
+    return fmt::format("<td class=\"num suspect\" data-sort=\"{}\" title=\"over 100% of a "
+                       "measured ceiling: suspect\">{} !</td>",
+                       top, text);
+  }
+  return fmt::format("<td class=\"num\" data-sort=\"{}\">{}</td>", top, text);
 }
 
 std::string best_known_cell(const NamedRun& best, const std::string& file) {
@@ -502,7 +544,11 @@ std::string task_section(const std::vector<NamedRun>& runs, const NamedRun* best
       out += best_known_cell(*best, file);
     }
     for (const NamedRun& r : runs) {
-      out += task_cells(kept_row(r.model, file));
+      const SubmissionRow* row = kept_row(r.model, file);
+      out += task_cells(row);
+      if (has_ceilings(r)) {
+        out += utilisation_cell(row);
+      }
     }
     out += "</tr>\n";
   }

@@ -186,6 +186,24 @@ TEST(HtmlReport, TheBandwidthPlotMarksTheMeasuredCopyBandwidthWhenEveryRunHasIt)
             std::string::npos);  // different devices: no single line
 }
 
+TEST(HtmlReport, TheTaskTableShowsEachTasksShareOfTheMeasuredCeilings) {
+  NamedRun run = sample_run("runs/h200");
+  EXPECT_EQ(render_html_report({run}, "kbx").find("% of ceiling</th>"), std::string::npos);
+  run.model.ceilings = Json{{"name", "NVIDIA H200"}, {"copy_gbs", 4288.0}};
+  run.model.rows[0].bandwidth_utilisation = 0.62;
+  run.model.rows[1].bandwidth_utilisation = 0.31;
+  run.model.rows[1].compute_utilisation = 1.2;  // over the matmul peak: suspect
+  run.model.rows[1].utilisation_suspect = true;
+  std::string html = render_html_report({run}, "kbx");
+  EXPECT_NE(html.find("% of ceiling</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\" data-sort=\"0.62\">62% bw</td>"), std::string::npos);
+  EXPECT_NE(html.find("data-sort=\"1.2\" title=\"over 100% of a measured ceiling: suspect\">31% bw, "
+                      "120% mm !</td>"),
+            std::string::npos);
+  // The incorrect task has no figure; its cell sorts last.
+  EXPECT_NE(html.find("<td class=\"num\" data-sort=\"\">-</td>"), std::string::npos);
+}
+
 TEST(HtmlReport, LinksEachTaskRowToItsDiagnostics) {
   std::string html = render_html_report({sample_run("a")}, "kbx");
   EXPECT_NE(html.find("<td><a href=\"#diag-Math-add-py\">Math/add.py</a></td>"), std::string::npos);
