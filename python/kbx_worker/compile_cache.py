@@ -177,7 +177,7 @@ class Client:
         def ttir(module, metadata):
             out = make_ttir(module, metadata)
             try:
-                state["claim"] = self._lookup(str(out), metadata, state)
+                state["claim"] = self._lookup(str(out), metadata, state, later)
             except Exception:  # noqa: BLE001 - a cache problem means compiling as usual
                 state.pop("hit", None)
             return out
@@ -201,7 +201,7 @@ class Client:
         for ext in later:
             stages[ext] = wrap(ext, stages[ext])
 
-    def _lookup(self, ttir: str, metadata: dict, state: dict) -> dict | None:
+    def _lookup(self, ttir: str, metadata: dict, state: dict, stages: list) -> dict | None:
         options, target, env = _split_metadata(metadata)
         key = content_key(ttir, options, target, env)
         try:
@@ -209,7 +209,7 @@ class Client:
                 payload = unseal(key, f.read())
         except OSError:
             payload = None
-        if payload is not None and payload.get("key") == key:
+        if _complete(payload, key, stages):
             state["hit"] = payload
             self.hits += 1
             return None
@@ -236,6 +236,14 @@ class Client:
                 json.dump(claim, f)
         except (OSError, TypeError, ValueError):
             pass
+
+
+def _complete(payload: dict | None, key: str, stages: list) -> bool:
+    """An entry that answers every stage after TTIR (anything less compiles as usual)."""
+    if payload is None or payload.get("key") != key or not isinstance(payload.get("metadata"), dict):
+        return False
+    files = payload.get("files")
+    return isinstance(files, dict) and all(isinstance(files.get(ext), str) for ext in stages)
 
 
 def _shared_module_manager(root: str):

@@ -284,3 +284,13 @@ def test_a_launcher_claim_as_a_worker_writes_it_is_accepted_up_to_the_build(tmp_
     with pytest.raises(compile_cache._Refused):
         compile_cache._harvest_launcher(str(tmp_path), {"signature": [["a b", "i32"]]}, str(tmp_path),
                                         counts)
+
+
+def test_an_entry_missing_a_stage_is_a_miss_not_a_broken_compile():
+    key = "k" * 64
+    whole = {"key": key, "metadata": {}, "files": {"ttgir": "", "llir": "", "ptx": "", "cubin": ""}}
+    stages = ["ttgir", "llir", "ptx", "cubin"]
+    assert compile_cache._complete(whole, key, stages)
+    assert not compile_cache._complete({**whole, "files": {"ttgir": ""}}, key, stages)
+    assert not compile_cache._complete({**whole, "key": "x"}, key, stages)
+    assert not compile_cache._complete(None, key, stages)
