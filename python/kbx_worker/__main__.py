@@ -12,6 +12,11 @@ import time
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "zygote":
+        inbox = os.environ.get("KBX_COMPILE_INBOX")
+        if inbox:  # first: a mount namespace is made before any thread starts
+            from . import sandbox
+
+            print(sandbox.bound_inbox(inbox), file=sys.stderr, flush=True)
         from .startup_watch import StartupWatch
 
         watch = StartupWatch(args.control_fd)  # before the imports, which take seconds

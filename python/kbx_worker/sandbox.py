@@ -171,7 +171,9 @@ def confine(config: SandboxConfig, device: str) -> dict:
         if env.triton_interpret():
             report["compile_cache"] = "off: Triton's interpreter compiles nothing"
         else:
-            config.inbox = compile_cache.open_inbox(config.compile_cache, os.getppid(), os.getpid(), uid)
+            if INBOX_BOUNDED or os.getuid() != 0:
+                config.inbox = compile_cache.open_inbox(config.compile_cache, os.getppid(),
+                                                        os.getpid(), uid)
             report["compile_cache"] = (
                 f"on: compiles shared through {config.compile_cache} (sealed entries, trusted "
                 "harvest)" if config.inbox else "on: read only (no inbox could be made)")
@@ -185,6 +187,34 @@ def confine(config: SandboxConfig, device: str) -> dict:
     report["environment"] = "on: scrubbed"
     report["scratch"] = scratch
     return report
+
+
+# Whether the compile cache's inbox folder is a size-limited tmpfs (bound_inbox() in the zygote).
+# A candidate writes its claims there, outside its scratch: as root, whose candidates otherwise
+# write only to a size-limited tmpfs, a worker opens an inbox only when this is true.
+INBOX_BOUNDED = False
+_INBOX_BYTES = 256 << 20
+
+
+def bound_inbox(path: str) -> str:
+    """In the zygote, before its imports and threads: its own mount namespace (which its children
+    inherit) with a size-limited tmpfs at `path`, so claims cannot fill the disk. Returns what
+    happened, for the log."""
+    global INBOX_BOUNDED
+    if os.getuid() != 0:
+        return f"compile inbox {path}: on disk (not root: candidates' scratch is on disk too)"
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    try:
+        os.makedirs(path, exist_ok=True)
+        if libc.unshare(_CLONE_NEWNS) != 0:
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+        _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE, None)
+        _mount(libc, "tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+               f"size={_INBOX_BYTES},mode=0711")
+    except OSError as e:
+        return f"compile inbox {path}: off ({e}); workers read the cache but claim nothing"
+    INBOX_BOUNDED = True
+    return f"compile inbox {path}: tmpfs of {_INBOX_BYTES >> 20} MiB in the zygote's mount namespace"
 
 
 def confine_writes(work: str, writable: tuple[str, ...]) -> dict:

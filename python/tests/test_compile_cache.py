@@ -12,6 +12,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 import pytest
 
@@ -294,3 +295,32 @@ def test_an_entry_missing_a_stage_is_a_miss_not_a_broken_compile():
     assert not compile_cache._complete({**whole, "files": {"ttgir": ""}}, key, stages)
     assert not compile_cache._complete({**whole, "key": "x"}, key, stages)
     assert not compile_cache._complete(None, key, stages)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the zygote mounts the inbox's tmpfs only as root")
+def test_the_zygote_bounds_the_inbox_with_a_private_tmpfs(tmp_path):
+    """Claims live outside a candidate's scratch tmpfs: as root, the zygote (and so every child)
+    sees a size-limited tmpfs there, which the rest of the machine does not see."""
+    inbox = tmp_path / "inbox"
+    script = textwrap.dedent(f"""
+        import errno, os, sys
+        sys.path.insert(0, {str(PYTHON_DIR)!r})
+        from kbx_worker import sandbox
+        print(sandbox.bound_inbox({str(inbox)!r}))
+        assert sandbox.INBOX_BOUNDED
+        written = 0
+        try:
+            with open({str(inbox / "big")!r}, "wb") as f:
+                for _ in range(300):
+                    f.write(bytes(1 << 20))
+                    written += 1
+                f.flush()
+        except OSError as e:
+            assert e.errno == errno.ENOSPC, e
+        print("written MiB", written)
+        """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "tmpfs of 256 MiB" in out.stdout
+    assert int(out.stdout.split("written MiB")[1]) < 300
+    assert not (inbox / "big").exists()  # the tmpfs was the process's own

@@ -47,6 +47,10 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
     zc.env.emplace_back("TRITON_INTERPRET", "1");
   }
   zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+  if (auto shared = compile_cache_root(); !shared.empty()) {
+    // The zygote mounts a size-limited tmpfs there for the workers' claims (sandbox.py).
+    zc.env.emplace_back("KBX_COMPILE_INBOX", (shared / "inbox").string());
+  }
   if (auto cupti = cupti_library(); options_.device == "cuda" && !cupti.empty()) {
     zc.env.emplace_back("KBX_CUPTI_LIBRARY", cupti.string());
   }
