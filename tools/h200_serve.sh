@@ -9,7 +9,7 @@
 #   repeats    identical code, answered from the store (no evaluation)
 # and prints a table. Target (issue 10): perf off >= 20 evaluations/s on one H200.
 # Compiles are shared through kbx's compile cache (python/kbx_worker/compile_cache.py): after the
-# warm-up the script waits until every warm-up worker's claims are harvested.
+# warm-up the script waits until the harvests of the warm-up workers' claims have ended.
 # usage: tools/h200_serve.sh   env: RESULTS (/tmp/kbx-serve-bench), JOBS (16), CLIENTS (64),
 #        N_OFF (400), N_ON (48), N_REPEAT (1000), GPUS (0), COMPILE_CACHE (DIR or off; default
 #        $RESULTS/compile)
@@ -34,7 +34,6 @@ for _ in $(seq 600); do
   sleep 0.5
 done
 [ -n "$url" ] || { echo "kbx serve did not start"; cat "$results/serve.log"; exit 1; }
-export INBOX="${COMPILE_CACHE:-$results/compile}/inbox"
 echo "kbx serve at $url ($(nproc) cores, GPUs ${GPUS:-0}, ${JOBS:-16} evaluation threads)"
 RESULTS_DIR="$results" PYTHONPATH=python "$py" - "$url" <<'PY'
 import collections, concurrent.futures, os, pathlib, sys, time, uuid
@@ -65,11 +64,15 @@ def run(n, perf, unique):  # unique: a fresh evaluation per request; else the wa
 t0 = time.time()
 for key, code in subs:  # warm the reference outputs, reference timings and the compile cache
     c.evaluate(key, code, perf=True)
-inbox = pathlib.Path(os.environ["INBOX"])
-def claims_waiting():  # idle spare workers keep empty inboxes; finished ones wait for a harvest
-    return inbox.is_dir() and any(any(d.iterdir()) for d in inbox.iterdir() if d.is_dir())
-while claims_waiting() and time.time() - t0 < 120:
-    time.sleep(0.5)  # the warm-up workers' compiles are still being harvested
+zygote_log = pathlib.Path(os.environ["RESULTS_DIR"]) / "serve" / "work" / "zygote.log"
+def harvests_done():  # the inbox is the zygote's private tmpfs: count its harvest lines instead
+    text = zygote_log.read_text(errors="replace") if zygote_log.exists() else ""
+    return sum(1 for line in text.splitlines() if line.startswith("kbx harvest"))
+seen, still = -1, 0
+while still < 10 and time.time() - t0 < 120:  # until no harvest has ended for 5 s
+    n = harvests_done()
+    seen, still = n, (still + 1 if n == seen else 0)
+    time.sleep(0.5)
 print(f"warm-up {len(subs)} submissions, harvested, in {time.time() - t0:.1f} s")
 rows = [(name, *run(n, perf, unique)) for name, n, perf, unique in (
     ("perf off", int(os.environ.get("N_OFF", "400")), False, True),
