@@ -210,6 +210,29 @@ def check_best_of_k(c, args, port, log, work):
     c.eq("best-of-k candidates", gens, [(0, 0, "best-of-k", 0.8, "ok"), (0, 1, "best-of-k", 0.8, "ok")])
 
 
+def check_merge(c, args, port, work):
+    """Two generate runs of other models and methods hold rows for the same task, round and
+    candidate (Activation/relu, 0, 0): kbx merge --combine keeps both runs' rows (schema 9's
+    run_key; before it, the merge failed on the generations table's key)."""
+    p = kbx_generate(args, port, work / "variant", ["--method", "one-shot", "--tasks", "Activation/relu"],
+                     model="variant-b")
+    c.eq("variant run exit code", p.returncode, 0)
+    out = work / "merged"
+    p = subprocess.run([args.kbx, "merge", str(work / "variant"), str(work / "best"), "-o", str(out),
+                        "--combine"], capture_output=True, text=True, timeout=300)
+    print(f"$ kbx merge oneshot best --combine\n  exit {p.returncode}")
+    c.eq("merge --combine exit code", p.returncode, 0)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        return
+    got = rows(out / "kbx.db", "SELECT json_extract(run_key, '$.method'), "
+                               "json_extract(run_key, '$.model'), task_key, round, candidate "
+                               "FROM generations ORDER BY 1, 5")
+    c.eq("merged generation rows", got, [("best-of-k", "fake-coder", "Activation/relu.py", 0, 0),
+                                         ("best-of-k", "fake-coder", "Activation/relu.py", 0, 1),
+                                         ("one-shot", "variant-b", "Activation/relu.py", 0, 0)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kbx", required=True)
@@ -224,6 +247,7 @@ def main():
             check_anthropic(c, args, port, log, work)
             check_agents(c, args, port, log, work)
             check_best_of_k(c, args, port, log, work)
+            check_merge(c, args, port, work)
         finally:
             server.kill()
             server.wait()

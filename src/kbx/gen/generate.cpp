@@ -77,6 +77,7 @@ void ask(const GenerateOptions& o, llm::Client& client, int round, int task_coun
   g.candidate = c.candidate;
   g.method = std::string(to_string(o.method));
   g.model = o.model;
+  g.run_key = Json(o.run.labels).dump();  // std::map: keys sorted, so one text per run
   g.parent_submission_id = c.state == ChainState::fresh ? "" : c.submission_id;
   g.prompt_version = o.prompts.version;
   g.temperature = c.temperature;

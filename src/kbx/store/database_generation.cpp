@@ -1,4 +1,4 @@
-// Database: the tables of `kbx generate` (schema version 6): cached LLM answers, generated
+// Database: the tables of `kbx generate` (schema versions 6 and 9): cached LLM answers, generated
 // candidates.
 #include <mutex>
 
@@ -57,13 +57,14 @@ LlmResponseRecord Database::llm_response_totals() {
 void Database::upsert_generation(const GenerationRecord& g) {
   std::lock_guard lock(mutex_);
   Statement st(Connection{db_, &path_},
-               "INSERT OR REPLACE INTO generations (task_key, round, candidate, method, model, "
-               "status, detail, submission_id, parent_submission_id, request_key, prompt_version, "
-               "temperature, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, "
-               "COALESCE(NULLIF(?, ''), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))");
-  st.bind_all(g.task_key, g.round, g.candidate, g.method, g.model, g.status, g.detail,
-              g.submission_id, g.parent_submission_id, g.request_key, g.prompt_version,
-              g.temperature, g.created_at)
+               "INSERT OR REPLACE INTO generations (run_key, task_key, round, candidate, method, "
+               "model, status, detail, submission_id, parent_submission_id, request_key, "
+               "prompt_version, temperature, created_at) VALUES (COALESCE(NULLIF(?, ''), "
+               "json_object('method', ?, 'model', ?)), ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, "
+               "?, COALESCE(NULLIF(?, ''), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))");
+  st.bind_all(g.run_key, g.method, g.model, g.task_key, g.round, g.candidate, g.method, g.model,
+              g.status, g.detail, g.submission_id, g.parent_submission_id, g.request_key,
+              g.prompt_version, g.temperature, g.created_at)
       .run();
 }
 
@@ -72,13 +73,13 @@ std::vector<GenerationRecord> Database::generations() {
   Statement st(Connection{db_, &path_},
                "SELECT task_key, round, candidate, method, model, status, detail, "
                "COALESCE(submission_id, ''), COALESCE(parent_submission_id, ''), "
-               "COALESCE(request_key, ''), prompt_version, COALESCE(temperature, 0), created_at "
-               "FROM generations ORDER BY task_key, round, candidate");
+               "COALESCE(request_key, ''), prompt_version, COALESCE(temperature, 0), created_at, "
+               "run_key FROM generations ORDER BY run_key, task_key, round, candidate");
   std::vector<GenerationRecord> out;
   while (st.step()) {
     out.push_back({st.text(0), st.int32(1), st.int32(2), st.text(3), st.text(4), st.text(5),
                    st.text(6), st.text(7), st.text(8), st.text(9), st.text(10), st.real(11),
-                   st.text(12)});
+                   st.text(12), st.text(13)});
   }
   return out;
 }

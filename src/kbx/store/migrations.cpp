@@ -266,7 +266,36 @@ CREATE TABLE serve_requests (
 CREATE INDEX serve_requests_by_submission ON serve_requests (submission_id);
 )sql";
 
-constexpr std::array<Migration, 8> all_migrations{{
+// Version 9: a generation row belongs to its run (run_key: the run's labels, canonical JSON, at
+// least method and model), so `kbx merge --combine` of two generate runs keeps both runs' rows
+// for the same task, round and candidate. Rows of older stores get {"method": ..., "model": ...}.
+constexpr const char* generation_runs_sql = R"sql(
+CREATE TABLE generations_v9 (
+  run_key               TEXT NOT NULL,
+  task_key              TEXT NOT NULL,
+  round                 INTEGER NOT NULL,
+  candidate             INTEGER NOT NULL,
+  method                TEXT NOT NULL,
+  model                 TEXT NOT NULL,
+  status                TEXT NOT NULL,
+  detail                TEXT NOT NULL,
+  submission_id         TEXT REFERENCES submissions (submission_id),
+  parent_submission_id  TEXT,
+  request_key           TEXT,
+  prompt_version        TEXT NOT NULL,
+  temperature           REAL,
+  created_at            TEXT NOT NULL,
+  PRIMARY KEY (run_key, task_key, round, candidate)
+);
+INSERT INTO generations_v9 SELECT json_object('method', method, 'model', model), task_key, round,
+  candidate, method, model, status, detail, submission_id, parent_submission_id, request_key,
+  prompt_version, temperature, created_at FROM generations;
+DROP TABLE generations;
+ALTER TABLE generations_v9 RENAME TO generations;
+CREATE INDEX generations_by_submission ON generations (submission_id);
+)sql";
+
+constexpr std::array<Migration, 9> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
@@ -275,6 +304,7 @@ constexpr std::array<Migration, 8> all_migrations{{
     {6, "generation", generation_sql},
     {7, "workload_inputs", workload_inputs_sql},
     {8, "serve_requests", serve_requests_sql},
+    {9, "generation_runs", generation_runs_sql},
 }};
 
 }  // namespace

@@ -184,6 +184,9 @@ struct GenerationRecord {
   std::string prompt_version;  ///< the prompts folder's name, "v1"
   double temperature = 0;
   std::string created_at;
+  /// The run it belongs to: its labels as canonical JSON (schema 9); with task, round and
+  /// candidate the row's key, so merged generate runs keep every run's rows.
+  std::string run_key;
 };
 
 /// One HTTP request to `kbx serve` and how it was answered (table serve_requests, version 8).

@@ -51,7 +51,8 @@ TEST(GenerationTables, AVersion5StoreMigratesToTheLatestAndKeepsItsData) {
   EXPECT_EQ(db->submissions()[0].id, "s1");
   EXPECT_TRUE(db->generations().empty());
   EXPECT_FALSE(db->llm_response("k").has_value());
-  EXPECT_EQ(latest_schema_version(), 8);  // 6 generation tables, 7 workload inputs, 8 serve
+  EXPECT_EQ(latest_schema_version(), 9);  // 6 generation tables, 7 workload inputs, 8 serve,
+                                          // 9 generation rows keyed by their run
 }
 
 TEST(GenerationTables, CachedAnswersRoundTripAndTheFirstAnswerOfAKeyIsKept) {
@@ -111,6 +112,54 @@ TEST(GenerationTables, AGenerationRowIsReplacedForTheSameTaskRoundAndCandidate) 
   EXPECT_EQ(rows[0].round, 1);
   EXPECT_EQ(rows[0].candidate, 2);
   EXPECT_EQ(rows[0].method, "refine");
+}
+
+TEST(GenerationTables, RowsOfTwoRunsForTheSameTaskRoundAndCandidateAreBothKept) {
+  ScopedTempDir dir;
+  auto db = Database::open(dir.path() / "kbx.db");
+  GenerationRecord g;
+  g.task_key = "Math/abs.py";
+  g.method = "refine";
+  g.model = "a";
+  g.status = "no_code";
+  g.prompt_version = "v1";
+  g.run_key = R"({"method":"refine","model":"a"})";
+  db->upsert_generation(g);
+  g.model = "b";
+  g.run_key = R"({"method":"refine","model":"b"})";
+  db->upsert_generation(g);
+  g.run_key.clear();  // a writer without a run key: method and model make one
+  g.model = "c";
+  db->upsert_generation(g);
+  auto rows = db->generations();
+  ASSERT_EQ(rows.size(), 3U);
+  EXPECT_EQ(rows[0].run_key, R"({"method":"refine","model":"a"})");
+  EXPECT_EQ(rows[1].run_key, R"({"method":"refine","model":"b"})");
+  EXPECT_EQ(rows[2].run_key, R"({"method":"refine","model":"c"})");
+}
+
+TEST(GenerationTables, AVersion8StoresRowsGetARunKeyFromTheirMethodAndModel) {
+  ScopedTempDir dir;
+  auto path = dir.path() / "kbx.db";
+  std::string sql;
+  for (const Migration& m : migrations()) {
+    if (m.version <= 8) {
+      sql += m.sql;
+    }
+  }
+  sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+  sql += "INSERT INTO meta VALUES ('schema_version', '8');";
+  sql +=
+      "INSERT INTO generations (task_key, round, candidate, method, model, status, detail, "
+      "prompt_version, created_at) VALUES ('Math/abs.py', 0, 1, 'one-shot', 'm', 'no_code', "
+      "'prose only', 'v1', '2026-12-01T00:00:00Z');";
+  exec_sql(path, sql);
+  auto db = Database::open(path);
+  auto rows = db->generations();
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].run_key, R"({"method":"one-shot","model":"m"})");
+  EXPECT_EQ(rows[0].detail, "prose only");
+  EXPECT_EQ(rows[0].candidate, 1);
 }
 
 }  // namespace
