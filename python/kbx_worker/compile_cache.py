@@ -296,7 +296,7 @@ def ensure_layout(root: str) -> None:
 def harvest(root: str, inbox: str, work: str | None = None) -> dict:
     """Compiles what one candidate claimed and stores it under the keys computed here; removes the
     inbox. Runs in a trusted process (no candidate code). Returns counts for the log."""
-    counts = {"kernels": 0, "launchers": 0, "known": 0, "refused": 0, "failed": 0}
+    counts = _counts()
     claims = _read_claims(inbox, counts)
     shutil.rmtree(inbox, ignore_errors=True)
     work = work or tempfile.mkdtemp(prefix="kbx-harvest-")
@@ -313,6 +313,12 @@ def harvest(root: str, inbox: str, work: str | None = None) -> dict:
         except Exception:  # noqa: BLE001 - a claim that does not compile is not cached
             counts["failed"] += 1
     return counts
+
+
+def _counts() -> dict:
+    """What a harvest or prime did: entries made (kernels, launchers), already there, refused,
+    failed to compile."""
+    return {"kernels": 0, "launchers": 0, "known": 0, "refused": 0, "failed": 0}
 
 
 class _Refused(Exception):
@@ -429,7 +435,7 @@ def prime(root: str, work: str | None = None) -> dict:
 
     from triton.backends.nvidia import driver as nv_driver
 
-    counts = {"kernels": 0, "launchers": 0, "known": 0, "refused": 0, "failed": 0}
+    counts = _counts()
     work = work or tempfile.mkdtemp(prefix="kbx-harvest-")
     ensure_layout(root)
     src = Path(os.path.join(nv_driver.dirname, "driver.c")).read_text()

@@ -140,7 +140,7 @@ _LIMITS = {
 def confine(config: SandboxConfig, device: str) -> dict:
     """Applies every defence it can; returns {defence: "on" | "off: why"}. Raises only when a
     defence that the kernel offers fails half-way (the worker then refuses to start)."""
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    libc = _libc()
     report: dict[str, str] = {}
     scratch = config.scratch_root
     # The uid to switch to: only as root, and only when that uid can still import Python.
@@ -203,7 +203,7 @@ def bound_inbox(path: str) -> str:
     global INBOX_BOUNDED
     if os.getuid() != 0:
         return f"compile inbox {path}: on disk (not root: candidates' scratch is on disk too)"
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    libc = _libc()
     try:
         os.makedirs(path, exist_ok=True)
         if libc.unshare(_CLONE_NEWNS) != 0:
@@ -220,10 +220,14 @@ def bound_inbox(path: str) -> str:
 def confine_writes(work: str, writable: tuple[str, ...]) -> dict:
     """For kbx's own helper processes (the compile cache's harvester): Landlock allows writes
     only under `work` and `writable`; nothing else changes. Returns the report."""
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    libc = _libc()
     report: dict[str, str] = {}
     _landlock(libc, work, report, writable + (f"/proc/{os.getpid()}",))
     return report
+
+
+def _libc():
+    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 
 
 def _unshare(libc, report: dict) -> bool:

@@ -68,8 +68,7 @@ class Zygote:
         self._reader = FrameReader(sock, accept_fds=True)
         self._launches = launches
         self._children: set[int] = set()
-        self._harvest = Harvests(lambda: [self._sock.fileno(), self._wake_r, self._wake_w,
-                                          *self._reader.fds])
+        self._harvest = Harvests(self._inherited_fds)
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
 
     def serve(self) -> int:
@@ -156,13 +155,16 @@ class Zygote:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            inherited = [self._sock.fileno(), self._wake_r, self._wake_w, *self._reader.fds]
-            code = run_forked(fd, config, inherited, self._launches, zygote_pid)
+            code = run_forked(fd, config, self._inherited_fds(), self._launches, zygote_pid)
         except BaseException:  # noqa: BLE001 - the child must end here, whatever happened
             traceback.print_exc()
         finally:
             _flush_quietly()
             os._exit(code)
+
+    def _inherited_fds(self) -> list[int]:
+        """The zygote's descriptors, which every process it forks closes."""
+        return [self._sock.fileno(), self._wake_r, self._wake_w, *self._reader.fds]
 
     def _reap(self) -> bool:
         """Reports every child that has ended; False when the control socket is gone."""

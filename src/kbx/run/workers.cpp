@@ -47,9 +47,10 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
     zc.env.emplace_back("TRITON_INTERPRET", "1");
   }
   zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-  if (auto shared = compile_cache_root(); !shared.empty()) {
+  compile_cache_ = make_compile_cache_root();
+  if (!compile_cache_.empty()) {
     // The zygote mounts a size-limited tmpfs there for the workers' claims (sandbox.py).
-    zc.env.emplace_back("KBX_COMPILE_INBOX", (shared / "inbox").string());
+    zc.env.emplace_back("KBX_COMPILE_INBOX", (compile_cache_ / "inbox").string());
   }
   if (auto cupti = cupti_library(); options_.device == "cuda" && !cupti.empty()) {
     zc.env.emplace_back("KBX_CUPTI_LIBRARY", cupti.string());
@@ -119,15 +120,17 @@ Json Workers::sandbox_config() const {
               {"hide", hide},
               {"uid", geteuid() == 0},
               {"limits", limits}};
-  if (auto shared = compile_cache_root(); !shared.empty()) {
-    config["compile_cache"] = shared.string();
+  if (!compile_cache_.empty()) {
+    config["compile_cache"] = compile_cache_.string();
   }
   return config;
 }
 
-/// Where candidates share compiled kernels (docs/security.md, "Compile cache"), or empty: only
-/// on CUDA (the interpreter compiles nothing), never inside a folder hidden from candidates.
-fs::path Workers::compile_cache_root() const {
+/// Where candidates share compiled kernels (docs/security.md, "Compile cache"), made now, or
+/// empty: only on CUDA (the interpreter compiles nothing). A folder inside one hidden from
+/// candidates (the run's, the reference cache) is useless to them (their report says "read only
+/// (no inbox could be made)").
+fs::path Workers::make_compile_cache_root() const {
   if (options_.device != "cuda" || options_.compile_cache == "off") {
     return {};
   }

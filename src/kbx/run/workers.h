@@ -50,7 +50,7 @@ class Workers {
 
  private:
   [[nodiscard]] Json sandbox_config() const;
-  [[nodiscard]] std::filesystem::path compile_cache_root() const;
+  [[nodiscard]] std::filesystem::path make_compile_cache_root() const;
   Json sandbox_report();
   void record_environment();
   const compare::Contract* contract_for(const suite::Task& task, std::string& error);
@@ -58,6 +58,7 @@ class Workers {
   const RunOptions& options_;
   store::Database& db_;
   std::int64_t session_id_;
+  std::filesystem::path compile_cache_;  ///< the shared compile cache's root; empty: none
   std::unique_ptr<sandbox::Zygote> zygote_;
   std::unique_ptr<sandbox::WorkerPool> pool_;
   std::unique_ptr<ReferenceService> references_;

@@ -26,20 +26,24 @@ void exec_sql(const fs::path& path, const std::string& sql) {
   ASSERT_EQ(rc, SQLITE_OK) << message;
 }
 
-/// A store as kbx made it at schema version 5, holding one submission.
-void make_version_5_store(const fs::path& path) {
+/// A store as kbx made it at schema `version`, then `rows` (SQL) run in it.
+void make_store_at(const fs::path& path, int version, const std::string& rows) {
   std::string sql;
   for (const Migration& m : migrations()) {
-    if (m.version <= 5) {
+    if (m.version <= version) {
       sql += m.sql;
     }
   }
   sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
-  sql += "INSERT INTO meta VALUES ('schema_version', '5');";
-  sql +=
-      "INSERT INTO submissions (submission_id, task_key, origin, ordinal, code) "
-      "VALUES ('s1', 'Math/abs.py', 'a.py', 0, 'code');";
-  exec_sql(path, sql);
+  sql += "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(version) + "');";
+  exec_sql(path, sql + rows);
+}
+
+/// A store as kbx made it at schema version 5, holding one submission.
+void make_version_5_store(const fs::path& path) {
+  make_store_at(path, 5,
+                "INSERT INTO submissions (submission_id, task_key, origin, ordinal, code) "
+                "VALUES ('s1', 'Math/abs.py', 'a.py', 0, 'code');");
 }
 
 TEST(GenerationTables, AVersion5StoreMigratesToTheLatestAndKeepsItsData) {
@@ -141,19 +145,10 @@ TEST(GenerationTables, RowsOfTwoRunsForTheSameTaskRoundAndCandidateAreBothKept) 
 TEST(GenerationTables, AVersion8StoresRowsGetARunKeyFromTheirMethodAndModel) {
   ScopedTempDir dir;
   auto path = dir.path() / "kbx.db";
-  std::string sql;
-  for (const Migration& m : migrations()) {
-    if (m.version <= 8) {
-      sql += m.sql;
-    }
-  }
-  sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
-  sql += "INSERT INTO meta VALUES ('schema_version', '8');";
-  sql +=
-      "INSERT INTO generations (task_key, round, candidate, method, model, status, detail, "
-      "prompt_version, created_at) VALUES ('Math/abs.py', 0, 1, 'one-shot', 'm', 'no_code', "
-      "'prose only', 'v1', '2026-12-01T00:00:00Z');";
-  exec_sql(path, sql);
+  make_store_at(path, 8,
+                "INSERT INTO generations (task_key, round, candidate, method, model, status, "
+                "detail, prompt_version, created_at) VALUES ('Math/abs.py', 0, 1, 'one-shot', "
+                "'m', 'no_code', 'prose only', 'v1', '2026-12-01T00:00:00Z');");
   auto db = Database::open(path);
   auto rows = db->generations();
   ASSERT_EQ(rows.size(), 1U);
