@@ -113,8 +113,10 @@ def shared(tmp_path_factory):
     inbox = _inbox(root, 1)
     first = _candidate(tmp_path, KERNEL, root, inbox, tag="first")
     claims = sorted(p.name for p in inbox.iterdir())
+    claim = json.loads((inbox / "kernel-0.json").read_text())
     counts = _harvest(tmp_path, root, inbox)
-    return {"root": root, "first": first, "claims": claims, "counts": counts, "tmp": tmp_path}
+    return {"root": root, "first": first, "claims": claims, "claim": claim, "counts": counts,
+            "tmp": tmp_path}
 
 
 def test_a_miss_writes_a_claim_and_the_harvest_compiles_it_and_empties_the_inbox(shared):
@@ -210,9 +212,19 @@ def test_a_forged_claim_is_stored_only_under_its_own_content(shared, tmp_path):
     (inbox / "kernel-2.json").symlink_to("/etc/passwd")
     with open(inbox / "launcher-3.json", "w") as f:
         json.dump({"signature": [[0, "*fp32); system(\"id\"); (void"]], "tensordesc_meta": None}, f)
+    # A real kernel's claim with an option a launch cannot set, each on its own: a file to link
+    # in, a file to read as the IR, flags for ptxas. Each is refused, not compiled.
+    real = shared["claim"]
+    planted = [("extern_libs", [["libdevice", "/etc/passwd"]]), ("ir_override", "/etc/passwd"),
+               ("ptx_options", "--output-file=/tmp/x")]
+    for i, (name, value) in enumerate(planted):
+        forged = json.loads(json.dumps(real))
+        forged["options"][name] = value
+        with open(inbox / f"kernel-{4 + i}.json", "w") as f:
+            json.dump(forged, f)
     before = set((root / "ttir").iterdir())
     counts = _harvest(tmp_path, root, inbox)
-    assert counts["refused"] == 4 and counts["kernels"] == 0
+    assert counts["refused"] == 4 + len(planted) and counts["kernels"] == 0 and counts["failed"] == 0
     assert set((root / "ttir").iterdir()) == before
     assert not inbox.exists()
 
