@@ -1,40 +1,42 @@
 """Convolution/conv2d.py: NCHW conv2d (stride, padding, dilation, groups, bias) as an implicit GEMM
-on the tensor cores at float32 accuracy: two cheap repacking passes, then one pipelined GEMM kernel.
+on the tensor cores at float32 accuracy: one launch that repacks both operands, then one pipelined
+GEMM launch; no im2col buffer.
 
 GEMM view per group: M = N * H_out * W_out output pixels, N_g = C_out / groups output channels,
 K = kH * kW * C_in/groups, ordered (r, s, c): tap outside, channels inside, so every K slice of a
 pixel's row is contiguous in an NHWC copy of the input.
 
-1. Split passes. float32 accuracy from TF32 tensor cores needs each operand split into a TF32 high
+1. Split launch. float32 accuracy from TF32 tensor cores needs each operand split into a TF32 high
    part and a TF32 remainder (x = hi + lo + O(2^-22 |x|)) and three products hi*hi + hi*lo + lo*hi
    (~2^-21 relative per product: the 1e-5 contract holds, where plain TF32 at 2^-11 fails it).
-   Triton's own input_precision="tf32x3" does that split inside the K loop: a shared -> register
-   -> shared round trip and three wgmmas serialised by waits on every slice (17 TFLOP/s here).
-   Instead one pass writes the input as NHWC [N, H, W, groups, {hi, lo}, C_pad] and another the
-   weight as [C_out, kH, kW, {hi, lo}, C_pad] (C_pad = C_in/groups rounded up to BK, zero-filled,
-   so every K slice is whole and 16-byte aligned). Rounding to TF32 is done with integer bit
-   arithmetic (add half an ulp, clear the 13 low bits), so the interpreter runs it too.
-   Cost: the input and weight read once and written twice, ~0.1 ms at the largest perf workload
-   (0.95 TFLOP of GEMM), about 1-2% of the main kernel.
-2. GEMM. The three products become one K sweep 3x as long: K iteration kk walks
-   (tap, C block, pass) with pass 0 = hi*hi, 1 = hi*lo, 2 = lo*hi, so each iteration is one
-   plain tl.dot(input_precision="tf32") on a [BM, BK] slice of the NHWC input (rows gathered at
-   (n, oh * stride - pad + r * dil, ow * stride - pad + s * dil), out-of-image rows masked to the
-   zero padding) and a [BN, BK] slice of the repacked weight, both K-contiguous: cp.async
-   16-byte loads into 128-byte-swizzled shared memory and wgmma on sm_90, software-pipelined like
-   a dense TF32 GEMM. Tiles: BM x BN = 128 x 128 with 8 warps (two warpgroups of 64 x 128) and 4
-   stages when that gives at least two waves over the 132 SMs (the larger perf shapes:
-   M = 25088, C_out = 2048 is 3136 tiles); 64 x 128 or 64 x 64 with 4 warps below; BK = 32
-   (16 when C_in/groups <= 16); programs grouped by 8 along M so the weight slices stay in L2.
-   The epilogue adds the bias and writes the NCHW output once (any output strides).
+   Triton's input_precision="tf32x3" does that split inside the K loop: a shared -> register ->
+   shared round trip and three wgmmas serialised by waits on every slice (17 TFLOP/s here).
+   Instead one launch writes the input as NHWC [N, H, W, groups, {hi, lo}, C_pad] and the weight
+   as [C_out, kH, kW, {hi, lo}, C_pad] (C_pad = C_in/groups rounded up to BK, zero-filled, so every
+   K slice is whole and 16-byte aligned); its first programs take input tiles, the rest weight
+   tiles. Rounding to TF32 is integer bit arithmetic (add half an ulp, clear the 13 low bits), so
+   the interpreter runs it too. Cost at the largest perf workload: ~210 MB read, ~420 MB written,
+   ~0.15 ms beside ~8 ms of GEMM.
+2. GEMM. The three products become one K sweep 3x as long: iteration kk walks (tap, C block, part)
+   with part 0 = hi*hi, 1 = hi*lo, 2 = lo*hi, each one plain tl.dot(input_precision="tf32") (the
+   operands are already TF32, so the tensor cores' truncation loses nothing) on a [BM, BK] slice of
+   the NHWC input (rows gathered at (n, oh * stride - pad + r * dil, ow * stride - pad + s * dil),
+   out-of-image rows masked to the zero padding) and a [BN, BK] slice of the repacked weight, both
+   K-contiguous. On sm_90 that compiles like a dense TF32 GEMM: 16-byte cp.async into
+   128-byte-swizzled shared memory, wgmma with one group in flight (warp_group_dot_wait
+   pendings = 1). Tiles: 128 x 128 with 8 warps (two warpgroups of 64 x 128) and 3 stages (96 KB,
+   two CTAs per SM) when that gives at least two waves over the 132 SMs (M = 25088, C_out = 2048 at
+   the largest workload: 3136 tiles, 864 K iterations each); 64 x 128 or 64 x 64 with 4 warps and
+   4 stages below; BK = 32 (16 when C_in/groups <= 16); programs grouped by 8 along M so the
+   weight slices are shared in L2. The epilogue adds the bias and writes the NCHW output once.
 
-Why it should be near cuDNN: eager runs with TF32 off, so cuDNN does float32 FFMA (Winograd for
-these 3x3 stride-1 shapes); here the work is 3x a dense TF32 GEMM, which the H200 runs at ~400
-TFLOP/s, so the GEMM is ~130 TFLOP/s-equivalent at best (0.95 TFLOP in ~7 ms at the largest
-workload) with the structure of a plain pipelined Triton GEMM rather than a gather per element.
-Every input is read through its strides (non-contiguous inputs need no copy); 64-bit pixel
-offsets. Inf inputs give NaN where eager gives Inf (the hi * lo products of 0 * Inf), as with
-Triton's tf32x3.
+Why it should be near cuDNN: eager runs with TF32 off, so cuDNN does float32 FFMA; the old
+kernel's 17 TFLOP/s at 0.166x puts eager near 100 TFLOP/s-equivalent (above FFMA's ~51:
+Winograd). Here the largest workload (0.95 TFLOP) is 2.8 TFLOP of dense TF32 tensor-core work
+(~400 TFLOP/s on the H200, ~7 ms) with the structure of a plain pipelined Triton GEMM rather than
+a per-element gather. Every input is read through its strides (non-contiguous inputs need no
+copy); 64-bit pixel offsets. Inf inputs give NaN where eager gives Inf (the hi * lo products of
+0 * Inf), as with Triton's tf32x3.
 """
 # expect: ok
 import torch
@@ -64,16 +66,16 @@ def _split_tf32(v):
 
 
 @triton.jit
-def _split_input_kernel(x_ptr, o_ptr, P, HW, W, C_G, C_PAD, CT, sxn, sxc, sxh, sxw,
-                        BP: tl.constexpr, BC: tl.constexpr):
+def _split_input(x_ptr, o_ptr, bp, bc, P, HW, W, C_G, C_PAD, CT, sxn, sxc, sxh, sxw,
+                 BP: tl.constexpr, BC: tl.constexpr):
     # x [N, C, H, W] (any strides) -> o [N*H*W, groups, {hi, lo}, C_PAD], CT = groups * C_PAD.
-    p = tl.program_id(0) * BP + tl.arange(0, BP)
-    cc = tl.program_id(1) * BC + tl.arange(0, BC)
+    p = bp * BP + tl.arange(0, BP)
+    cc = bc * BC + tl.arange(0, BC)
     g = cc // C_PAD
     c = cc % C_PAD
     n = p // HW
     hw = p % HW
-    src = (n.to(tl.int64) * sxn + (hw // W).to(tl.int64) * sxh + (hw % W).to(tl.int64) * sxw)
+    src = n.to(tl.int64) * sxn + (hw // W).to(tl.int64) * sxh + (hw % W).to(tl.int64) * sxw
     pmask = p < P
     v = tl.load(x_ptr + src[:, None] + (g * C_G + c).to(tl.int64)[None, :] * sxc,
                 mask=pmask[:, None] & ((c < C_G) & (cc < CT))[None, :], other=0.0)
@@ -85,12 +87,12 @@ def _split_input_kernel(x_ptr, o_ptr, P, HW, W, C_G, C_PAD, CT, sxn, sxc, sxh, s
 
 
 @triton.jit
-def _split_weight_kernel(w_ptr, o_ptr, ROWS, ROWS_G, C_G, C_PAD, s_g, s_o, s_c, s_r, s_s,
-                         KH: tl.constexpr, KW: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+def _split_weight(w_ptr, o_ptr, bq, bc, ROWS, ROWS_G, C_G, C_PAD, s_g, s_o, s_c, s_r, s_s,
+                  KH: tl.constexpr, KW: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
     # Row q = g * ROWS_G + o of o [ROWS, KH, KW, {hi, lo}, C_PAD] is the weight at
     # g * s_g + o * s_o + c * s_c + r * s_r + s * s_s (zero for c >= C_G).
-    q = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    q = bq * BR + tl.arange(0, BR)
+    c = bc * BC + tl.arange(0, BC)
     qmask = q < ROWS
     src = w_ptr + ((q // ROWS_G).to(tl.int64) * s_g + (q % ROWS_G).to(tl.int64) * s_o)[:, None] \
         + c.to(tl.int64)[None, :] * s_c
@@ -102,6 +104,38 @@ def _split_weight_kernel(w_ptr, o_ptr, ROWS, ROWS_G, C_G, C_PAD, s_g, s_o, s_c, 
         hi, lo = _split_tf32(v.to(tl.float32))
         tl.store(dst + tap * 2 * C_PAD, hi, mask=smask)
         tl.store(dst + (tap * 2 + 1) * C_PAD, lo, mask=smask)
+
+
+@triton.jit
+def _split_kernel(x_ptr, xs_ptr, w_ptr, ws_ptr, X_PROGS, X_COLS, W_COLS, P, HW, W, C_G, C_PAD,
+                  CT, sxn, sxc, sxh, sxw, ROWS, ROWS_G, s_g, s_o, s_c, s_r, s_s,
+                  KH: tl.constexpr, KW: tl.constexpr, BP: tl.constexpr, BC: tl.constexpr):
+    # One launch for both operands: the first X_PROGS programs split input tiles, the rest weight.
+    pid = tl.program_id(0)
+    if pid < X_PROGS:
+        _split_input(x_ptr, xs_ptr, pid // X_COLS, pid % X_COLS, P, HW, W, C_G, C_PAD, CT, sxn,
+                     sxc, sxh, sxw, BP, BC)
+    else:
+        pid -= X_PROGS
+        _split_weight(w_ptr, ws_ptr, pid // W_COLS, pid % W_COLS, ROWS, ROWS_G, C_G, C_PAD, s_g,
+                      s_o, s_c, s_r, s_s, KH, KW, BP, BC)
+
+
+def _split_operands(x, weight, groups, C_G, C_PAD, ROWS_G, w_strides):
+    """Both split copies in one launch: input [N*H*W, 2 * groups * C_PAD], weight [ROWS, ...]."""
+    N, _, H, W = x.shape
+    KH, KW = weight.shape[2:]
+    ROWS, CT, P = ROWS_G * groups, groups * C_PAD, N * H * W
+    xs = torch.empty((P, 2 * CT), dtype=torch.float32, device=x.device)
+    ws = torch.empty((ROWS, KH * KW * 2 * C_PAD), dtype=torch.float32, device=x.device)
+    x_cols, w_cols = triton.cdiv(CT, 32), triton.cdiv(C_PAD, 32)
+    x_progs = triton.cdiv(P, 64) * x_cols
+    progs = x_progs + triton.cdiv(ROWS, 64) * w_cols
+    if progs and CT:
+        _split_kernel[(progs,)](x, xs, weight, ws, x_progs, x_cols, w_cols, P, H * W, W, C_G,
+                                C_PAD, CT, *x.stride(), ROWS, ROWS_G, *w_strides, KH=KH, KW=KW,
+                                BP=64, BC=32, num_warps=4)
+    return xs, ws
 
 
 @triton.jit
@@ -193,17 +227,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     BM, BN, BK, warps, stages = _tiles(M, CO_G, groups, C_G)
     C_PAD = triton.cdiv(C_G, BK) * BK
     CT = groups * C_PAD
-    xs = torch.empty((N * H * W, 2 * CT), dtype=torch.float32, device=x.device)
-    ws = torch.empty((CO, KH * KW * 2 * C_PAD), dtype=torch.float32, device=x.device)
-    if xs.numel():
-        grid = (triton.cdiv(N * H * W, 64), triton.cdiv(CT, 32))
-        _split_input_kernel[grid](x, xs, N * H * W, H * W, W, C_G, C_PAD, CT, *x.stride(),
-                                  BP=64, BC=32, num_warps=4)
-    if ws.numel():
-        swo, swc, swh, sww = weight.stride()
-        grid = (triton.cdiv(CO, 32), triton.cdiv(C_PAD, 32))
-        _split_weight_kernel[grid](weight, ws, CO, CO_G, C_G, C_PAD, CO_G * swo, swo, swc, swh,
-                                   sww, KH=KH, KW=KW, BR=32, BC=32, num_warps=4)
+    swo, swc, swh, sww = weight.stride()
+    xs, ws = _split_operands(x, weight, groups, C_G, C_PAD, CO_G, (CO_G * swo, swo, swc, swh, sww))
     grid = (triton.cdiv(M, BM) * triton.cdiv(CO_G, BN), groups)
     _conv2d_gemm_kernel[grid](xs, ws, bias if bias is not None else y, y, M, CO_G, C_PAD, 2 * CT,
                               KH * KW * 2 * C_PAD, H, W, HO, WO, *y.stride(), sh, sw, ph, pw, dh,
