@@ -27,6 +27,30 @@ _perf_counter = time.perf_counter
 _sleep = getattr(torch.cuda, "_sleep", None)  # a kernel that spins for a number of GPU cycles
 
 
+CI_MAX_SAMPLES_LIMIT = 100_000
+CI_Z = 1.959964  # two-sided 95%
+
+
+def median_ci_rel(samples: list[float]) -> float:
+    """Relative half-width of the distribution-free 95% confidence interval of the median.
+
+    The interval runs between the order statistics at ranks n/2 -+ z*sqrt(n)/2 (0-based, floor
+    and ceiling, clamped to the samples); half its width over the median. inf with fewer than 6
+    samples or a median that is not positive. kbx's C++ (stats::median_ci_rel) computes the same
+    from the stored samples: the worker's figure only decides when to stop sampling."""
+    n = len(samples)
+    if n < 6:
+        return math.inf
+    xs = sorted(samples)
+    median = xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+    if not median > 0:
+        return math.inf
+    half = CI_Z * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return (xs[hi] - xs[lo]) / (2 * median)
+
+
 @dataclass
 class Settings:
     """The `settings` of a time request; missing fields take these defaults."""
@@ -36,6 +60,12 @@ class Settings:
     min_samples: int = 10
     max_samples: int = 100
     budget_ms: float = 20.0
+    # Adaptive sampling: after the planned samples, more rounds until the 95% confidence interval
+    # of the median is within ci_target of it (relative half-width), the workload's sampling has
+    # taken ci_budget_ms of wall time, or ci_max_samples are taken. ci_target 0: the plan only.
+    ci_target: float = 0.01
+    ci_budget_ms: float = 300.0
+    ci_max_samples: int = 2000
     flush_l2: bool = True
     spin_up_ms: float = 50.0
     head_start: bool = True
@@ -54,6 +84,12 @@ class Settings:
         if settings.min_samples > settings.max_samples or settings.max_samples < 1:
             raise WorkerError("protocol_error", "settings need 1 <= max_samples and "
                                                 "min_samples <= max_samples")
+        if settings.ci_target > 0 and settings.ci_max_samples < settings.max_samples:
+            raise WorkerError("protocol_error", "settings need max_samples <= ci_max_samples "
+                                                "when ci_target is set")
+        if settings.ci_max_samples > CI_MAX_SAMPLES_LIMIT:
+            raise WorkerError("protocol_error",
+                              f"settings.ci_max_samples is at most {CI_MAX_SAMPLES_LIMIT}")
         return settings
 
 
@@ -227,53 +263,93 @@ def _gpu_cycles_per_ms() -> float | None:
 def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
            extra: dict | None = None) -> tuple[list[float], int]:
     """Warms `call` up, then times it with events; returns (samples in ms, warm-up calls), and puts
-    the host's mean time to enqueue one sample (flush, events and the call) in extra["host_ms"].
+    the host's mean time to enqueue one sample (flush, events and the call) in extra["host_ms"]
+    and why sampling stopped in extra["sampling"].
 
     With `head_start`, each batch of samples is enqueued behind a GPU sleep kernel long enough for
     the host to enqueue the whole batch, so the GPU runs flush, start event, call, end event
     back to back: the events measure the device's time, not how fast this process's host thread
     launched (which varies with CPU load from other workers and made short workloads noisy). A call
     that synchronises the host (solve, .item()) drains the queue; its samples then include the
-    host's share, as without a head start."""
+    host's share, as without a head start.
+
+    The first round takes the planned count (plan_samples). With `ci_target`, further rounds follow
+    while the median's 95% confidence interval is wider than ci_target of it: each round asks for
+    the count the interval's width predicts (width shrinks as 1/sqrt(n)), within what is left of
+    ci_budget_ms and ci_max_samples. extra["sampling"]: "ci" (interval reached), "budget",
+    "max_samples", or "plan" (no target)."""
     warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
-    count = plan_samples(settings, best_ms)
-    events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
-    cycles = _gpu_cycles_per_ms() if settings.head_start else None
-    # The first batch's guess (the warm-up's fastest launch, plus the flush and the events); then
-    # what the host took per sample.
-    host_per_sample_ms = (best_launch_ms if math.isfinite(best_launch_ms) else 0.2) + 0.02
-    host_total_ms = 0.0
-    margin = HEAD_START_MARGIN
-    head_end = _Event() if cycles is not None else None
-    done = 0
-    while done < count:
-        # As many samples as the longest head start covers, so the GPU never catches up with a
-        # host that launches slowly (many small PyTorch calls per sample).
-        size = max(1, min(BATCH, int(HEAD_START_MAX_MS / (margin * max(host_per_sample_ms, 1e-3)))))
-        batch = events[done:done + size]
-        if cycles is not None:
-            head_ms = min(HEAD_START_MAX_MS,
-                          max(HEAD_START_MIN_MS, margin * host_per_sample_ms * len(batch)))
-            _sleep(int(cycles * head_ms))
-            _record(head_end)
-        begin = _perf_counter()
-        for start, end in batch:
-            _flush(flush_buffer, None)
-            _record(start)
-            call()
-            _record(end)
-        if head_end is not None and len(batch) > 1 and _query(head_end):
-            # The sleep ended before the host had enqueued the batch (the GPU clock ran faster
-            # than calibrated, or the host stalled): a longer head start for the next batches.
-            margin = min(4 * HEAD_START_MARGIN, 2 * margin)
-        host_ms = (_perf_counter() - begin) * 1e3
-        host_total_ms += host_ms
-        host_per_sample_ms = host_ms / len(batch)
-        done += len(batch)
-    _synchronize()
+    batches = _Batches(settings, best_launch_ms)
+    begin = _perf_counter()
+    samples = batches.take(call, flush_buffer, plan_samples(settings, best_ms))
+    stop = "plan"
+    while settings.ci_target > 0:
+        rel = median_ci_rel(samples)
+        spent_ms = (_perf_counter() - begin) * 1e3
+        if rel <= settings.ci_target:
+            stop = "ci"
+        elif len(samples) >= settings.ci_max_samples:
+            stop = "max_samples"
+        elif spent_ms >= settings.ci_budget_ms:
+            stop = "budget"
+        else:
+            n = len(samples)
+            wanted = math.ceil(n * (rel / settings.ci_target) ** 2 * 1.1) - n if math.isfinite(rel) else n
+            affordable = int((settings.ci_budget_ms - spent_ms) / (spent_ms / n)) + 1
+            more = min(max(wanted, BATCH), affordable, settings.ci_max_samples - n)
+            samples += batches.take(call, flush_buffer, max(1, more))
+            continue
+        break
     if extra is not None:
-        extra["host_ms"] = host_total_ms / count
-    return [float(_elapsed_time(start, end)) for start, end in events], warmup_calls
+        extra["host_ms"] = batches.host_total_ms / len(samples)
+        extra["sampling"] = stop
+    return samples, warmup_calls
+
+
+class _Batches:
+    """Enqueues samples in batches behind head starts; keeps the host's pace and the margin
+    between rounds of one workload."""
+
+    def __init__(self, settings: Settings, best_launch_ms: float):
+        self.cycles = _gpu_cycles_per_ms() if settings.head_start else None
+        # The first batch's guess (the warm-up's fastest launch, plus the flush and the events);
+        # then what the host took per sample.
+        self.host_per_sample_ms = (best_launch_ms if math.isfinite(best_launch_ms) else 0.2) + 0.02
+        self.host_total_ms = 0.0
+        self.margin = HEAD_START_MARGIN
+        self.head_end = _Event() if self.cycles is not None else None
+
+    def take(self, call: Callable[[], Any], flush_buffer, count: int) -> list[float]:
+        """Takes `count` samples; reads them after one synchronisation at the end."""
+        events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
+        done = 0
+        while done < count:
+            # As many samples as the longest head start covers, so the GPU never catches up with a
+            # host that launches slowly (many small PyTorch calls per sample).
+            size = max(1, min(BATCH, int(HEAD_START_MAX_MS /
+                                         (self.margin * max(self.host_per_sample_ms, 1e-3)))))
+            batch = events[done:done + size]
+            if self.cycles is not None:
+                head_ms = min(HEAD_START_MAX_MS,
+                              max(HEAD_START_MIN_MS, self.margin * self.host_per_sample_ms * len(batch)))
+                _sleep(int(self.cycles * head_ms))
+                _record(self.head_end)
+            begin = _perf_counter()
+            for start, end in batch:
+                _flush(flush_buffer, None)
+                _record(start)
+                call()
+                _record(end)
+            if self.head_end is not None and len(batch) > 1 and _query(self.head_end):
+                # The sleep ended before the host had enqueued the batch (the GPU clock ran faster
+                # than calibrated, or the host stalled): a longer head start for the next batches.
+                self.margin = min(4 * HEAD_START_MARGIN, 2 * self.margin)
+            host_ms = (_perf_counter() - begin) * 1e3
+            self.host_total_ms += host_ms
+            self.host_per_sample_ms = host_ms / len(batch)
+            done += len(batch)
+        _synchronize()
+        return [float(_elapsed_time(start, end)) for start, end in events]
 
 
 BRACKET_SAMPLES = 3

@@ -132,3 +132,99 @@ def test_each_head_start_covers_its_batch(monkeypatch, launch_ms, drained):
         for head_ms, size in list(zip(sleeps, batches))[1:]:
             wanted = 2 * timing.HEAD_START_MARGIN * launch_ms * size
             assert head_ms >= min(timing.HEAD_START_MAX_MS, wanted) * 0.999
+
+
+def test_median_interval_matches_the_order_statistics():
+    assert timing.median_ci_rel([1.0] * 5) == float("inf")  # too few samples
+    assert timing.median_ci_rel([0.0] * 10) == float("inf")  # no positive median
+    samples = [float(v) for v in range(1, 101)]  # median 50.5; ranks 40 and 60 (0-based)
+    assert timing.median_ci_rel(samples) == pytest.approx((61 - 41) / (2 * 50.5))
+    assert timing.median_ci_rel([2.0] * 50) == 0.0
+
+
+def test_adaptive_settings_are_checked():
+    settings = timing.Settings.from_request({})
+    assert settings.ci_target == 0.01 and settings.ci_budget_ms == 300.0
+    assert settings.ci_max_samples == 2000
+    for raw in [{"ci_max_samples": 50}, {"ci_max_samples": 10**6}, {"ci_target": -1}]:
+        with pytest.raises(WorkerError):
+            timing.Settings.from_request(raw)
+    # Without a target the cap may be below max_samples: it is not used.
+    timing.Settings.from_request({"ci_target": 0, "ci_max_samples": 50})
+
+
+def _fake_gpu(monkeypatch, durations):
+    """A clock and events that make sample i last durations(i) ms of wall and event time."""
+    now = [0.0]
+    calls = [0]
+    taken: list[float] = []
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            self.t = None
+
+    def call():
+        d = durations(calls[0])
+        calls[0] += 1
+        now[0] += d / 1e3
+        taken.append(d)
+
+    def record(event):
+        event.t = len(taken)  # the sample it closes is taken[t - 1]
+
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", record)
+    monkeypatch.setattr(timing, "_query", lambda event: False)
+    monkeypatch.setattr(timing, "_sleep", lambda cycles: None)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: now[0])
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: taken[b.t - 1])
+    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    return call
+
+
+def _settings(**kw):
+    base = dict(warmup_ms=0, warmup_min_calls=2, min_samples=10, max_samples=100, budget_ms=2)
+    base.update(kw)
+    return timing.Settings(**base)
+
+
+def test_steady_samples_stop_after_the_plan(monkeypatch):
+    call = _fake_gpu(monkeypatch, lambda i: 0.1)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(), None, extra)
+    assert len(samples) == 20 and extra["sampling"] == "ci"
+
+
+def test_noisy_samples_take_more_rounds_until_the_interval_is_met(monkeypatch):
+    import random
+    rng = random.Random(7)
+    call = _fake_gpu(monkeypatch, lambda i: 0.1 * (1 + 0.1 * rng.gauss(0, 1)))  # 10% spread
+    extra = {}
+    samples, _ = timing.sample(call, _settings(), None, extra)
+    assert extra["sampling"] == "ci"
+    assert len(samples) > 100
+    assert timing.median_ci_rel(samples) <= 0.01
+
+
+def test_sampling_stops_at_the_budget_or_the_cap(monkeypatch):
+    import random
+    rng = random.Random(3)
+    call = _fake_gpu(monkeypatch, lambda i: 1.0 * (1 + 0.5 * rng.random()))  # 1 ms, very noisy
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_budget_ms=50), None, extra)
+    assert extra["sampling"] == "budget"
+    assert len(samples) <= 60  # about 50 ms of 1-1.5 ms samples, plus the first round
+    call = _fake_gpu(monkeypatch, lambda i: 0.01 * (1 + 0.5 * rng.random()))
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_max_samples=150), None, extra)
+    assert extra["sampling"] == "max_samples" and len(samples) == 150
+
+
+def test_no_target_keeps_the_plan(monkeypatch):
+    import random
+    rng = random.Random(5)
+    call = _fake_gpu(monkeypatch, lambda i: 0.1 * (1 + 0.3 * rng.random()))
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
+    assert 14 <= len(samples) <= 20 and extra["sampling"] == "plan"  # 2 ms at 0.1-0.13 ms

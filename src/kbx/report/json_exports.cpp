@@ -97,6 +97,8 @@ Json public_record(const SubmissionRow& r, const std::string& method) {
 
 // ---- kbx-results.json ---------------------------------------------------------------------
 
+Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
 Json workload_json(const WorkloadRow& w) {
   Json j = Json::object();
   j["index"] = w.index;
@@ -109,7 +111,11 @@ Json workload_json(const WorkloadRow& w) {
   j["runtime_ms_q1"] = w.candidate_ms.q1;
   j["runtime_ms_q3"] = w.candidate_ms.q3;
   j["n_samples"] = w.candidate_ms.n;
+  j["median_ci_rel"] = finite_or_null(w.candidate_ms.median_ci_rel);
+  j["sampling"] = sampling_outcome(w.candidate_ms, w.timed_by_bracket);
   j["ref_runtime_ms"] = w.reference_ms.median;
+  j["ref_n_samples"] = w.reference_ms.n;
+  j["ref_median_ci_rel"] = finite_or_null(w.reference_ms.median_ci_rel);
   j["gbs"] = w.gbs;
   j["tflops"] = w.tflops;
   j["speedup"] = w.speedup;

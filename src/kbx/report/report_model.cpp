@@ -123,8 +123,21 @@ WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord*
   w.tflops = per_second(w.flops, 1e12, median_ms);
   w.speedup = median_ms > 0 && w.reference_ms.n > 0 ? w.reference_ms.median / median_ms : 0;
   w.host_synchronising = reference != nullptr && is_host_synchronising(*reference);
+  w.timed_by_bracket = candidate.timed_by_bracket;
   return w;
 }
+
+}  // namespace
+
+std::string sampling_outcome(const stats::Summary& ms, bool timed_by_bracket) {
+  if (timed_by_bracket) {
+    return "brackets";
+  }
+  // A hair of slack: the worker stops on the same figure computed in Python.
+  return ms.median_ci_rel <= stats::kMedianCiTarget * (1 + 1e-9) ? "ci" : "budget";
+}
+
+namespace {
 
 // A time that can divide and be divided: samples with a positive, finite median.
 bool usable_time(const stats::Summary& ms) {

@@ -42,7 +42,14 @@ struct WorkloadRow {
   /// The reference's timed call leaves the GPU idle for most of its span (host work between its
   /// kernels: LAPACK steps, a synchronising check), see is_host_synchronising().
   bool host_synchronising = false;
+  /// The candidate's samples are bracket timings (its work escaped the timed stream).
+  bool timed_by_bracket = false;
 };
+
+/// How a side's sampling of a workload ended, read from its samples (docs/metrics.md "Adaptive
+/// sampling"): "ci" when the median's 95% interval is within stats::kMedianCiTarget, "brackets"
+/// for bracket timings, "budget" otherwise (the worker stopped at its time or sample limit).
+std::string sampling_outcome(const stats::Summary& ms, bool timed_by_bracket);
 
 /// The code-quality figures of one submission (radon, docs/metrics.md); absent when not measured.
 struct CodeQuality {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "kbx/report/exports.h"
 
@@ -170,6 +171,52 @@ std::string render_utilisation(const ReportModel& model) {
   return out;
 }
 
+// How adaptive sampling ended for the candidates' timed workloads: how many met the interval
+// target, and the widest of those that stopped at the budget.
+std::string render_sampling(const ReportModel& model) {
+  std::size_t timed = 0;
+  std::size_t met = 0;
+  std::size_t brackets = 0;
+  double widest = 0;
+  std::string widest_at;
+  for (const SubmissionRow& r : model.rows) {
+    if (!r.perf_ok) {
+      continue;
+    }
+    for (const WorkloadRow& w : r.workloads) {
+      ++timed;
+      std::string outcome = sampling_outcome(w.candidate_ms, w.timed_by_bracket);
+      if (outcome == "ci") {
+        ++met;
+      } else if (outcome == "brackets") {
+        ++brackets;
+      } else if (!(w.candidate_ms.median_ci_rel <= widest)) {
+        widest = w.candidate_ms.median_ci_rel;
+        widest_at = fmt::format("{} workload {}", r.file, w.index);
+      }
+    }
+  }
+  if (timed == 0) {
+    return {};
+  }
+  std::string out = fmt::format("Sampling: {} of {} workloads within {:.0f}% (median's 95% "
+                                "interval)",
+                                met, timed, stats::kMedianCiTarget * 100);
+  if (brackets > 0) {
+    out += fmt::format(", {} by brackets", brackets);
+  }
+  std::size_t at_budget = timed - met - brackets;
+  if (at_budget == 0) {
+    return out + "\n";
+  }
+  out += fmt::format(", {} at the budget\n", at_budget);
+  return out + clip(fmt::format("  widest at the budget: {}, {}", widest_at,
+                                std::isfinite(widest) ? fmt::format("+-{:.1f}%", widest * 100)
+                                                      : std::string("too few samples")),
+                    max_line_chars) +
+         "\n";
+}
+
 // How the timed rows' speedup intervals came out; nothing when no row was timed.
 std::string render_verdicts(const ReportModel& model) {
   const Totals::VerdictCounts& v = model.overall.verdicts;
@@ -190,7 +237,7 @@ std::string render_verdicts(const ReportModel& model) {
         host_synchronising, host_synchronising == 1 ? "" : "s",
         stats::host_synchronising_margin * 100);
   }
-  return out + render_utilisation(model);
+  return out + render_sampling(model) + render_utilisation(model);
 }
 
 std::string render_input_errors(const ReportModel& model) {

@@ -6,7 +6,9 @@ namespace kbx::run {
 Json TimingSettings::to_json() const {
   Json j{{"warmup_ms", warmup_ms},     {"warmup_min_calls", warmup_min_calls},
          {"min_samples", min_samples}, {"max_samples", max_samples},
-         {"budget_ms", budget_ms},     {"flush_l2", flush_l2},
+         {"budget_ms", budget_ms},     {"ci_target", ci_target},
+         {"ci_budget_ms", ci_budget_ms}, {"ci_max_samples", ci_max_samples},
+         {"flush_l2", flush_l2},
          {"spin_up_ms", spin_up_ms}};
   if (do_bench) {
     j["do_bench"] = true;  // only when asked: the timing cache's key stays as it was otherwise

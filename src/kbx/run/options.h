@@ -9,6 +9,7 @@
 
 #include "kbx/common/json.h"
 #include "kbx/run/shard.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::run {
 
@@ -19,6 +20,12 @@ struct TimingSettings {
   int min_samples = 10;
   int max_samples = 100;
   double budget_ms = 20;
+  /// Adaptive sampling (docs/metrics.md "Adaptive sampling"): more rounds after the planned
+  /// samples until the median's 95% interval is within ci_target of it, ci_budget_ms of wall
+  /// time per workload are spent, or ci_max_samples are taken. 0 turns it off.
+  double ci_target = stats::kMedianCiTarget;
+  double ci_budget_ms = 300;
+  int ci_max_samples = 2000;
   bool flush_l2 = true;
   double spin_up_ms = 50;  ///< GPU kept busy before the first workload, so clocks leave idle
   /// `kbx doctor --timing`: the reference worker also times each workload with Triton's

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kbx/common/check.h"
@@ -40,7 +41,25 @@ Summary summarize(std::span<const double> samples) {
     s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
   }
   s.cv = s.mean != 0 ? s.stddev / s.mean : 0;
+  s.median_ci_rel = median_ci_rel_sorted(sorted);
   return s;
+}
+
+double median_ci_rel_sorted(std::span<const double> sorted) {
+  constexpr double kZ = 1.959964;  // two-sided 95%
+  std::size_t n = sorted.size();
+  if (n < 6) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  if (!(median > 0)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double half = kZ * std::sqrt(static_cast<double>(n)) / 2;
+  double centre = static_cast<double>(n) / 2;
+  auto lo = static_cast<std::size_t>(std::max(0.0, std::floor(centre - half)));
+  auto hi = std::min(n - 1, static_cast<std::size_t>(std::ceil(centre + half)));
+  return (sorted[hi] - sorted[lo]) / (2 * median);
 }
 
 double geometric_mean(std::span<const double> values) {

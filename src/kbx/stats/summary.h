@@ -18,6 +18,9 @@ struct Summary {
   double mean = 0;
   double stddev = 0;  ///< sample standard deviation (n - 1)
   double cv = 0;      ///< stddev / mean (0 when mean is 0)
+  /// Relative half-width of the median's distribution-free 95% confidence interval
+  /// (median_ci_rel); infinity below 6 samples.
+  double median_ci_rel = 0;
 
   [[nodiscard]] double iqr() const { return q3 - q1; }
 };
@@ -28,6 +31,17 @@ double percentile_sorted(std::span<const double> sorted, double p);
 
 /// Summary of the samples; an empty input gives a Summary with n == 0.
 Summary summarize(std::span<const double> samples);
+
+/// The default target of adaptive sampling: a workload's samples stop once the median's 95%
+/// interval is within 1% of it (TimingSettings::ci_target).
+inline constexpr double kMedianCiTarget = 0.01;
+
+/// Relative half-width of the distribution-free 95% confidence interval of the median: the
+/// order statistics at 0-based ranks floor(n/2 - z sqrt(n)/2) and ceil(n/2 + z sqrt(n)/2),
+/// clamped to the samples, half their distance over the median. Infinity with fewer than 6
+/// samples or a median that is not positive. The timing worker stops adaptive sampling by the
+/// same figure (python/kbx_worker/timing.py median_ci_rel). `sorted` ascending.
+double median_ci_rel_sorted(std::span<const double> sorted);
 
 /// Geometric mean of positive values; 0 for an empty input.
 double geometric_mean(std::span<const double> values);

@@ -155,3 +155,39 @@ TEST(TerminalSummary, ListsAtMostFiveInputErrorsAndCountsTheRest) {
 
 }  // namespace
 }  // namespace kbx::report
+
+namespace kbx::report {
+namespace {
+
+WorkloadRow workload(int index, std::vector<double> samples, bool brackets = false) {
+  WorkloadRow w;
+  w.index = index;
+  w.candidate_ms = stats::summarize(samples);
+  w.timed_by_bracket = brackets;
+  return w;
+}
+
+TEST(TerminalSummary, SaysHowManyTimedWorkloadsMetTheSamplingTargetAndTheWidestThatDidNot) {
+  ReportModel m = sample_model();
+  SubmissionRow row;
+  row.file = "Math/softmax.py";
+  row.perf_ok = true;
+  std::vector<double> steady(50, 1.0);
+  std::vector<double> spread(20);
+  for (std::size_t i = 0; i < spread.size(); ++i) {
+    spread[i] = 1.0 + 0.01 * static_cast<double>(i);  // about +-4% around the median
+  }
+  row.workloads = {workload(0, steady), workload(1, spread), workload(2, {1, 2, 3}, true)};
+  m.rows = {row};
+  std::string out = render_terminal_summary(m, false);
+  EXPECT_NE(out.find("Sampling: 1 of 3 workloads within 1% (median's 95% interval), 1 by "
+                     "brackets, 1 at the budget\n  widest at the budget: Math/softmax.py "
+                     "workload 1, +-"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(sampling_outcome(row.workloads[0].candidate_ms, false), "ci");
+  EXPECT_EQ(sampling_outcome(row.workloads[1].candidate_ms, false), "budget");
+}
+
+}  // namespace
+}  // namespace kbx::report
