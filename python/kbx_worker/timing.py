@@ -64,7 +64,7 @@ class Settings:
     # of the median is within ci_target of it (relative half-width), the workload's sampling has
     # taken ci_budget_ms of wall time, or ci_max_samples are taken. ci_target 0: the plan only.
     ci_target: float = 0.01
-    ci_budget_ms: float = 300.0
+    ci_budget_ms: float = 60.0
     ci_max_samples: int = 2000
     flush_l2: bool = True
     spin_up_ms: float = 50.0

@@ -210,6 +210,8 @@ struct EvalArgs {
   std::string reference_timing = "session";
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
+  double ci_target = stats::kMedianCiTarget;  ///< adaptive sampling (docs/metrics.md)
+  double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
 };
 
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
@@ -308,6 +310,8 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.labels = parse_labels(a);
   o.reference_timing = a.reference_timing;
   o.timing.do_bench = a.do_bench;
+  o.timing.ci_target = a.ci_target;
+  o.timing.ci_budget_ms = a.ci_budget_ms;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
   }
@@ -1249,6 +1253,18 @@ int run_cli(int argc, char** argv) {
                        "session, but kept in the cache dir per GPU, driver, torch, kbx and task "
                        "version and reused by later runs (kbx calibrate fills it)")
       ->check(CLI::IsMember({"session", "adjacent", "cached"}))
+      ->capture_default_str();
+  eval_cmd
+      ->add_option("--ci-target", e.ci_target,
+                   "Adaptive sampling: sample a workload until the 95% interval of its median "
+                   "is within this fraction of it (0: the planned samples only)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  eval_cmd
+      ->add_option("--ci-budget-ms", e.ci_budget_ms,
+                   "Adaptive sampling: wall time (ms) a workload's sampling may take before it "
+                   "stops short of --ci-target")
+      ->check(CLI::Range(1.0, 60000.0))
       ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,

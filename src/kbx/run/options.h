@@ -24,7 +24,7 @@ struct TimingSettings {
   /// samples until the median's 95% interval is within ci_target of it, ci_budget_ms of wall
   /// time per workload are spent, or ci_max_samples are taken. 0 turns it off.
   double ci_target = stats::kMedianCiTarget;
-  double ci_budget_ms = 300;
+  double ci_budget_ms = 60;
   int ci_max_samples = 2000;
   bool flush_l2 = true;
   double spin_up_ms = 50;  ///< GPU kept busy before the first workload, so clocks leave idle
