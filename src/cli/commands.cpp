@@ -212,6 +212,7 @@ struct EvalArgs {
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
   double ci_target = stats::kMedianCiTarget;  ///< adaptive sampling (docs/metrics.md)
   double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
+  double perf_scale = 1;
 };
 
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
@@ -312,6 +313,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.timing.do_bench = a.do_bench;
   o.timing.ci_target = a.ci_target;
   o.timing.ci_budget_ms = a.ci_budget_ms;
+  o.perf_scale = a.perf_scale;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
   }
@@ -336,6 +338,9 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   // One writer per folder, taken before anything is read or written (docs/architecture.md).
   auto lock = FolderLock::acquire(options.out_dir, argv);
   auto s = load_suite_or_throw(options.suite_root);
+  for (suite::Task& task : s.tasks) {
+    suite::apply_perf_scale(task, options.perf_scale);
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   sandbox::set_cancel_flag(&g_stop);
@@ -1265,6 +1270,13 @@ int run_cli(int argc, char** argv) {
                    "Adaptive sampling: wall time (ms) a workload's sampling may take before it "
                    "stops short of --ci-target")
       ->check(CLI::Range(1.0, 60000.0))
+      ->capture_default_str();
+  eval_cmd
+      ->add_option("--perf-scale", e.perf_scale,
+                   "Shrink every perf workload to about this fraction of its bytes (0 < S <= 1), "
+                   "for a GPU with less memory; recorded with the run, and speedups are then not "
+                   "comparable with full-size runs")
+      ->check(CLI::Range(1e-6, 1.0))
       ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,

@@ -243,6 +243,7 @@ Json kbx_summary_json(const ReportModel& model) {
   out["utilisation_suspect"] = static_cast<int>(std::count_if(
       model.rows.begin(), model.rows.end(), [](const SubmissionRow& r) { return r.utilisation_suspect; }));
   out["labels"] = model.labels;
+  out["perf_scale"] = model.perf_scale;
   return out;
 }
 

@@ -576,6 +576,10 @@ ReportModel build_report_model(store::Database& db) {
       }
     }
   }
+  if (auto config = db.run_config(); config && config->contains("perf_scale") &&
+                                     (*config)["perf_scale"].is_number()) {
+    model.perf_scale = (*config)["perf_scale"].get<double>();
+  }
   return model;
 }
 

@@ -156,6 +156,9 @@ struct ReportModel {
   std::string device;
   /// The run's labels (`kbx eval --method/--model/--round/--label`), from its stored identity.
   std::map<std::string, std::string> labels;
+  /// `kbx eval --perf-scale`: the fraction of its bytes every perf workload was shrunk to
+  /// (1: the suite's workloads), from the stored identity.
+  double perf_scale = 1;
   /// What measured code quality ("radon 6.0.1"), or empty; and why figures are missing, if so.
   std::string code_quality_tool;
   std::string code_quality_note;

@@ -271,6 +271,11 @@ std::string render_terminal_summary(const ReportModel& model, bool color) {
     }
     out += clip(run, max_line_chars) + "\n";
   }
+  if (model.perf_scale != 1) {
+    out += fmt::format("Perf workloads shrunk to {:g} of their bytes (--perf-scale): speedups are "
+                       "not comparable with full-size runs\n",
+                       model.perf_scale);
+  }
   return out + render_table(model, color) + render_verdicts(model) + render_outcomes(model) +
          render_input_errors(model);
 }

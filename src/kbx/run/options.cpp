@@ -26,6 +26,9 @@ Json RunOptions::identity() const {
   if (!labels.empty()) {  // a resume may leave them out; it may not change them
     j["labels"] = labels;
   }
+  if (perf_scale != 1) {  // runs made before the option existed ran the full workloads
+    j["perf_scale"] = perf_scale;
+  }
   if (reference_timing != "session") {  // runs made before the choice existed timed per session
     j["reference_timing"] = reference_timing;
   }

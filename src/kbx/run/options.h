@@ -69,6 +69,9 @@ struct RunOptions {
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;
   TimingSettings timing;
+  /// `--perf-scale`: every perf workload shrunk to about this fraction of its bytes
+  /// (suite::apply_perf_scale), for a GPU with less memory; 1 = the suite's workloads.
+  double perf_scale = 1;
   std::vector<std::string> argv;      ///< recorded with the session
   /// `kbx eval --shard I/N`: evaluate only this shard's part of the planned submissions
   /// (run/shard.h); the shard, the --tasks selection and the suite's fingerprint join the identity.

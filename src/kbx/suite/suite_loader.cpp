@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <concepts>
 #include <fstream>
@@ -234,6 +235,35 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
   }
 }
 
+// Resolves perf workload `i` of `perf` with the parameter values `vars`.
+Workload resolve_workload(const Task& task, const Json& perf, std::size_t i, const ExprVars& vars,
+                          const Json& params, const std::string& w_where) {
+  Workload w;
+  w.index = static_cast<int>(i);
+  w.params = params;
+  w.args = resolve_value(perf.value("args", Json::array()), vars, w_where);
+  w.kwargs = resolve_object(perf.value("kwargs", Json::object()), vars, w_where + " kwargs");
+  auto bytes = eval_expr(task.bytes_model, vars);
+  auto flops = eval_expr(task.flops_model, vars);
+  if (!bytes || !flops) {
+    throw Error(ErrorKind::suite, "{}: {}", w_where, (!bytes ? bytes.error() : flops.error()).what());
+  }
+  w.bytes = *bytes;
+  w.flops = *flops;
+  return w;
+}
+
+ExprVars workload_vars(const Json& params, const std::string& w_where) {
+  ExprVars vars;
+  for (const auto& [name, value] : params.items()) {
+    if (!value.is_number()) {
+      throw Error(ErrorKind::suite, "{}: parameter '{}' must be a number", w_where, name);
+    }
+    vars[name] = value.get<double>();
+  }
+  return vars;
+}
+
 void load_perf(Task& task, const Json& j, const std::string& where) {
   if (!j.contains("perf") || j["perf"].is_null()) {
     return;
@@ -248,28 +278,131 @@ void load_perf(Task& task, const Json& j, const std::string& where) {
   }
   for (std::size_t i = 0; i < loads.size(); ++i) {
     std::string w_where = fmt::format("{} workload {}", perf_where, i);
-    ExprVars vars;
-    for (const auto& [name, value] : loads[i].items()) {
-      if (!value.is_number()) {
-        throw Error(ErrorKind::suite, "{}: parameter '{}' must be a number", w_where, name);
+    task.workloads.push_back(
+        resolve_workload(task, perf, i, workload_vars(loads[i], w_where), loads[i], w_where));
+  }
+  task.perf_spec = perf;
+}
+
+// Adds the identifiers of the expression `text` to `out`.
+void add_identifiers(const std::string& text, std::set<std::string>& out) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) != 0 || text[i] == '_') {
+      std::size_t end = i;
+      while (end < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
+        ++end;
       }
-      vars[name] = value.get<double>();
+      out.insert(text.substr(i, end - i));
+      i = end;
+    } else {
+      ++i;
     }
-    Workload w;
-    w.index = static_cast<int>(i);
-    w.params = loads[i];
-    w.args = resolve_value(perf.value("args", Json::array()), vars, w_where);
-    w.kwargs = resolve_object(perf.value("kwargs", Json::object()), vars, w_where + " kwargs");
-    auto bytes = eval_expr(task.bytes_model, vars);
-    auto flops = eval_expr(task.flops_model, vars);
-    if (!bytes || !flops) {
-      throw Error(ErrorKind::suite, "{}: {}", w_where, (!bytes ? bytes.error() : flops.error()).what());
-    }
-    w.bytes = *bytes;
-    w.flops = *flops;
-    task.workloads.push_back(std::move(w));
   }
 }
+
+// Every identifier in the strings of `j` (expressions, and {"expr": ...} values).
+void add_all_identifiers(const Json& j, std::set<std::string>& out) {
+  if (j.is_string()) {
+    add_identifiers(j.get<std::string>(), out);
+  } else if (j.is_structured()) {
+    for (const auto& v : j) {
+      add_all_identifiers(v, out);
+    }
+  }
+}
+
+// The identifiers that size the perf template's inputs: those in tensor shapes and in builder
+// parameters (which are sizes and shapes in every suite task).
+void add_size_identifiers(const Json& spec, std::set<std::string>& out) {
+  if (spec.is_array()) {
+    for (const auto& v : spec) {
+      add_size_identifiers(v, out);
+    }
+    return;
+  }
+  if (!spec.is_object()) {
+    return;
+  }
+  if (spec.contains("tensor") && spec["tensor"].is_object() && spec["tensor"].contains("shape")) {
+    add_all_identifiers(spec["tensor"]["shape"], out);
+  }
+  if (spec.contains("builder") && spec.contains("params")) {
+    add_all_identifiers(spec["params"], out);
+  }
+  for (const auto& [name, v] : spec.items()) {
+    if (name != "tensor" && name != "params") {
+      add_size_identifiers(v, out);
+    }
+  }
+}
+
+// `value` times `factor`, at least 1, kept on the multiple of a power of two (up to 16) that
+// `value` was on when the result is that large (sizes a kernel tiles by stay tileable).
+double scaled_size(double value, double factor) {
+  double target = value * factor;
+  double align = 1;
+  while (align < 16 && std::fmod(value, align * 2) == 0) {
+    align *= 2;
+  }
+  double aligned = std::round(target / align) * align;
+  return aligned >= align ? aligned : std::max(1.0, std::round(target));
+}
+
+}  // namespace
+
+void apply_perf_scale(Task& task, double scale) {
+  if (scale == 1 || task.workloads.empty()) {
+    return;
+  }
+  if (!(scale > 0 && scale < 1)) {
+    throw Error(ErrorKind::usage, "perf scale {} is outside (0, 1]", scale);
+  }
+  const Json& perf = task.perf_spec;
+  std::set<std::string> sizes;
+  add_size_identifiers(perf.value("args", Json::array()), sizes);
+  add_size_identifiers(perf.value("kwargs", Json::object()), sizes);
+  std::string where = fmt::format("{} perf (scaled by {})", (task.dir / "task.json").string(), scale);
+  for (Workload& w : task.workloads) {
+    std::string w_where = fmt::format("{} workload {}", where, w.index);
+    ExprVars original = workload_vars(w.params, w_where);
+    auto scaled_vars = [&](double factor) {
+      ExprVars vars = original;
+      for (auto& [name, value] : vars) {
+        if (sizes.count(name) != 0 && value >= 1 && std::floor(value) == value) {
+          value = scaled_size(value, factor);
+        }
+      }
+      return vars;
+    };
+    auto bytes_at = [&](double factor) {
+      auto b = eval_expr(task.bytes_model, scaled_vars(factor));
+      return b ? *b : 0.0;
+    };
+    double goal = scale * w.bytes;
+    if (!(w.bytes > 0)) {
+      continue;
+    }
+    // The largest factor whose sizes give at most `goal` bytes (sizes are rounded, so the bytes
+    // are a step function of the factor); factor 0 gives every size 1.
+    double lo = 0;
+    double hi = 1;
+    for (int step = 0; step < 50; ++step) {
+      double mid = 0.5 * (lo + hi);
+      (bytes_at(mid) <= goal ? lo : hi) = mid;
+    }
+    ExprVars vars = scaled_vars(lo);
+    Json params = Json::object();
+    for (const auto& [name, value] : w.params.items()) {
+      params[name] = value.is_number_integer() ? Json(static_cast<std::int64_t>(vars[name]))
+                                               : Json(vars[name]);
+    }
+    w = resolve_workload(task, perf, static_cast<std::size_t>(w.index), vars, params, w_where);
+  }
+  task.version += fmt::format("+perf-scale={}", scale);
+}
+
+namespace {
 
 Task parse_task(std::string_view text, const fs::path& dir, const std::string& key) {
   std::string where = (dir / "task.json").string();

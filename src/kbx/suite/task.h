@@ -69,6 +69,7 @@ struct Task {
   std::vector<Workload> workloads;  ///< empty when the task has no perf section
   std::string bytes_model;          ///< the perf.bytes expression
   std::string flops_model;          ///< the perf.flops expression
+  Json perf_spec = nullptr;         ///< task.json's "perf" as written (apply_perf_scale)
   std::filesystem::path dir;        ///< the task's folder
   std::string version;              ///< sha256 of task.json bytes + reference.py bytes
 
@@ -86,6 +87,14 @@ std::uint64_t derive_seed(const std::string& key, const std::string& what, std::
 /// The task's cases, resolved for a run with `base_seed`, then the recheck: the first case that
 /// returns, again, named "<name>/recheck", with its own seed ("recheck|<name>").
 std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed);
+
+/// Shrinks every perf workload to about `scale` of its bytes (`kbx eval --perf-scale`, for GPUs
+/// with less memory): the parameters that size its inputs (those in tensor shapes and builder
+/// parameters) are multiplied by one factor per workload, the largest whose byte model gives at
+/// most `scale` x the original (sizes rounded, at least 1, kept on their power-of-two multiple up
+/// to 16). The task's version gets "+perf-scale=<scale>", so caches, resumes and merges never mix
+/// scaled and full workloads. No-op at 1; throws Error(usage) outside (0, 1].
+void apply_perf_scale(Task& task, double scale);
 
 /// The task's perf workloads as calls, resolved for a run with `base_seed`.
 std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed);

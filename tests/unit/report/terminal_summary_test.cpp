@@ -191,3 +191,19 @@ TEST(TerminalSummary, SaysHowManyTimedWorkloadsMetTheSamplingTargetAndTheWidestT
 
 }  // namespace
 }  // namespace kbx::report
+
+namespace kbx::report {
+namespace {
+
+TEST(TerminalSummary, SaysWhenThePerfWorkloadsWereShrunk) {
+  ReportModel m = sample_model();
+  EXPECT_EQ(render_terminal_summary(m, false).find("--perf-scale"), std::string::npos);
+  m.perf_scale = 0.25;
+  EXPECT_NE(render_terminal_summary(m, false)
+                .find("Perf workloads shrunk to 0.25 of their bytes (--perf-scale): speedups are "
+                      "not comparable with full-size runs\n"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbx::report
