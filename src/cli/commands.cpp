@@ -208,6 +208,7 @@ struct EvalArgs {
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
+  std::string baseline = "eager";  ///< --baseline eager|compile|eager,compile
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
 };
@@ -307,6 +308,11 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.rules = a.rules;
   o.labels = parse_labels(a);
   o.reference_timing = a.reference_timing;
+  auto baselines = run::parse_baselines(a.baseline);
+  if (!baselines) {
+    throw baselines.error();
+  }
+  o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
@@ -367,6 +373,7 @@ struct CalibrateArgs {
   int jobs = 0;
   bool no_timings = false;
   bool quick = false;
+  std::string baseline = "eager";
 };
 
 // The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl), and the
@@ -446,6 +453,7 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   e.cache_dir = cache_dir.string();
   e.python = c.python;
   e.reference_timing = "cached";
+  e.baseline = c.baseline;
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
@@ -1250,6 +1258,12 @@ int run_cli(int argc, char** argv) {
                        "version and reused by later runs (kbx calibrate fills it)")
       ->check(CLI::IsMember({"session", "adjacent", "cached"}))
       ->capture_default_str();
+  eval_cmd->add_option("--baseline", e.baseline,
+                       "Baselines timed live on the same GPU: eager (PyTorch, always) or "
+                       "eager,compile (also torch.compile of each reference, default mode; "
+                       "speedups against both)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
+      ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")
@@ -1388,6 +1402,10 @@ int run_cli(int argc, char** argv) {
   cal_cmd->add_option("-j,--jobs", cal.jobs, "Evaluations in flight");
   cal_cmd->add_flag("--no-timings", cal.no_timings, "Only the ceilings; time no reference");
   cal_cmd->add_flag("--quick", cal.quick, "Smaller ceiling measurements (tests; less exact)");
+  cal_cmd->add_option("--baseline", cal.baseline,
+                      "Baselines to cache timings of: eager, or eager,compile (torch.compile too)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
+      ->capture_default_str();
   cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   cal_cmd->add_option("--python", cal.python, "Python with torch and triton");
   cal_cmd->add_option("--cache-dir", cal.cache_dir, "Cache folder (default: ~/.cache/kbx)");
@@ -1419,6 +1437,9 @@ int run_cli(int argc, char** argv) {
                         "session: each task's reference timed once per server session, on first use; "
                         "adjacent: per submission, in its GPU slot; cached: as session, kept in the cache dir")
       ->check(CLI::IsMember({"session", "adjacent", "cached"}))->capture_default_str();
+  serve_cmd->add_option("--baseline", se.baseline,
+                        "eager (always) or eager,compile (also torch.compile of each reference)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))->capture_default_str();
   serve_cmd->add_option("--rules", se.rules, "kbx (strict, default) or kernelbenchx")
       ->check(CLI::IsMember({"kbx", "kernelbenchx"}))->capture_default_str();
   serve_cmd->add_option("--seed", se.seed, "Base seed for test inputs")->capture_default_str();
