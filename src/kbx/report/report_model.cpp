@@ -233,7 +233,8 @@ void fill_vs_compile(SubmissionRow& row, const EvaluationRecord& e,
     b.ref_runtime_ms += w.compile_ms.median;
     speedups.push_back(w.compile_speedup);
     samples.push_back({e.timings[i].samples_ms, c->samples_ms});
-    b.host_synchronising = b.host_synchronising || w.host_synchronising || is_host_synchronising(*c);
+    b.host_synchronising =
+        b.host_synchronising || w.host_synchronising || is_host_synchronising(*c);
   }
   b.speedup = b.ref_runtime_ms / row.runtime_ms;
   b.avg_speedup = stats::arithmetic_mean(speedups);
@@ -479,11 +480,13 @@ std::vector<std::size_t> rows_kept_per_task(const std::vector<SubmissionRow>& ro
 
 // The run's baselines from its identity ({"eager"} before the choice existed; a merged run's
 // `{"combined": [...]}` counts each), with compile added when a row has compile timings.
-std::vector<std::string> run_baselines(store::Database& db, const std::vector<SubmissionRow>& rows) {
+std::vector<std::string> run_baselines(store::Database& db,
+                                       const std::vector<SubmissionRow>& rows) {
   std::vector<std::string> out{"eager"};
   auto add = [&out](const Json& list) {
     for (const Json& name : list.is_array() ? list : Json::array()) {
-      if (name.is_string() && std::find(out.begin(), out.end(), name.get<std::string>()) == out.end()) {
+      if (name.is_string() &&
+          std::find(out.begin(), out.end(), name.get<std::string>()) == out.end()) {
         out.push_back(name.get<std::string>());
       }
     }

@@ -112,12 +112,13 @@ class ReferenceService {
                               const std::string& what);
   /// Times the task's reference now; with `cache_to`, a reply whose every workload timed ok is
   /// also written there (`--reference-timing cached`).
-  Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu,
-                                                        const std::filesystem::path* cache_to,
-                                                        const std::string& baseline = baseline_eager);
+  Result<std::vector<store::TimingRecord>> take_timings(
+      Lane& lane, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
+      const std::string& baseline = baseline_eager);
   /// The `time` request for the task's workloads; for the compile baseline it names the baseline,
   /// its mode and the folder torch.compile keeps its caches in (cache_dir/torch-compile).
-  sandbox::Frame time_request(int handle, const suite::Task& task, const std::string& baseline) const;
+  sandbox::Frame time_request(int handle, const suite::Task& task,
+                              const std::string& baseline) const;
   /// Where `--reference-timing cached` keeps the task's timings on this GPU (requires lane.mutex):
   /// cache_dir/timings, keyed by the task and its version, the device (name, UUID, driver,
   /// CUDA), torch, kbx's version and commit, the seed and the timing settings; a baseline other

@@ -252,7 +252,8 @@ std::string Workers::time_baseline(const suite::Task& task, int gpu, const std::
   auto timings = references_->timings(task, gpu, fresh, baseline);
   std::vector<store::TimingRecord> stored =
       timings ? timings.value()
-              : failed_timings(task, fmt::format("torch.compile baseline: {}", timings.error().what()));
+              : failed_timings(task,
+                               fmt::format("torch.compile baseline: {}", timings.error().what()));
   db_.save_baseline_timings(session_id_, task.key, baseline, stored, labels_.at(gpu));
   std::string error;
   for (const auto& t : stored) {

@@ -42,7 +42,8 @@ EvaluationRecord timed(const std::string& id, std::int64_t session,
 }
 
 // Three tasks timed against eager and torch.compile:
-//   sA Math/add.py  two workloads: candidate 2 and 4, eager 6 and 8, compile 3 and 3 -> vs compile 1
+//   sA Math/add.py  two workloads: candidate 2 and 4, eager 6 and 8, compile 3 and 3
+//                   -> vs compile 1
 //   sB Math/mul.py  candidate 4, eager 8, compile 2 -> vs compile 0.5 (slower)
 //   sC Math/sub.py  candidate 1, eager 3, compile failed on its workload -> none, with the reason
 //   sD Math/neg.py  incorrect
@@ -71,10 +72,9 @@ struct CompileRun {
     failed.error = "torch_compile_error: RuntimeError: lowering failed";
     db->save_baseline_timings(session, "Math/sub.py", "compile", {failed}, kGpu0);
     int ordinal = 0;
-    for (const char* id : {"sA", "sB", "sC", "sD"}) {
-      std::string key = std::string("Math/") +
-                        (id[1] == 'A' ? "add" : id[1] == 'B' ? "mul" : id[1] == 'C' ? "sub" : "neg") +
-                        ".py";
+    for (const auto& [id, key] : std::vector<std::pair<std::string, std::string>>{
+             {"sA", "Math/add.py"}, {"sB", "Math/mul.py"}, {"sC", "Math/sub.py"},
+             {"sD", "Math/neg.py"}}) {
       db->upsert_submission({id, key, "preds.jsonl", ordinal++, "code"});
     }
     db->save_evaluation(timed("sA", session, {{2, 2, 2}, {4, 4, 4}}));

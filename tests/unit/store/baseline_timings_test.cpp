@@ -58,9 +58,9 @@ TEST(BaselineTimings, RoundTripBesideEagerAndKeepTheirErrors) {
   auto db = Database::open(dir.path() / "kbx.db");
   auto session = db->begin_session({});
   db->save_reference_timings(session, "Math/add.py", {ok_timing(0, {2, 3})}, kGpu0);
-  db->save_baseline_timings(session, "Math/add.py", "compile",
-                            {ok_timing(0, {1.0, 1.5, 1.25}), failed_timing(1, "torch.compile: boom")},
-                            kGpu0);
+  db->save_baseline_timings(
+      session, "Math/add.py", "compile",
+      {ok_timing(0, {1.0, 1.5, 1.25}), failed_timing(1, "torch.compile: boom")}, kGpu0);
   auto compiled = db->baseline_timings(session, "Math/add.py", "compile", kGpu0);
   ASSERT_TRUE(compiled.has_value());
   ASSERT_EQ(compiled->size(), 2U);
