@@ -6,7 +6,7 @@ import socket
 import sys
 from typing import Any, Callable
 
-from . import executor, messages, sandbox, timing
+from . import baselines, executor, messages, sandbox, timing
 from .errors import WorkerError, error_object, is_gpu_fault, make_error
 from .protocol import FrameReader, ProtocolError, write_frame
 
@@ -138,12 +138,22 @@ class Worker:
     def _time(self, header: dict) -> Reply:
         request = messages.parse_time(header)
         settings = timing.Settings.from_request(header.get("settings", {}))
+        baseline = None
+        if "baseline" in header:  # torch.compile of the reference: kbx_worker/baselines.py
+            if self._role != "reference":
+                raise WorkerError("protocol_error", "only a reference worker times a baseline")
+            baseline = baselines.Baseline.from_request(header["baseline"])
         loaded = self._module(request.handle)
         device = self._check_device(request.device)
         if self._gpu_dead and device == "cuda":
             dead = make_error("gpu_fault", _GPU_DEAD)
             results = [{"index": w["index"], "status": "error", "error": dead}
                        for w in request.items]
+        elif baseline is not None:
+            results, fault = baselines.time_workloads(loaded.entry, loaded.builders, device,
+                                                      request.items, settings, self._flush_buffer,
+                                                      self._recorder, baseline)
+            self._gpu_dead |= fault
         else:
             results, fault = timing.time_workloads(loaded.entry, loaded.builders, device,
                                                    request.items, settings, self._flush_buffer,

@@ -208,6 +208,7 @@ struct EvalArgs {
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
+  std::string baseline = "eager";  ///< --baseline eager|compile|eager,compile
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
   double ci_target = stats::kMedianCiTarget;  ///< adaptive sampling (docs/metrics.md)
@@ -310,6 +311,11 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.rules = a.rules;
   o.labels = parse_labels(a);
   o.reference_timing = a.reference_timing;
+  auto baselines = run::parse_baselines(a.baseline);
+  if (!baselines) {
+    throw baselines.error();
+  }
+  o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
   o.timing.ci_target = a.ci_target;
   o.timing.ci_budget_ms = a.ci_budget_ms;
@@ -376,6 +382,7 @@ struct CalibrateArgs {
   int jobs = 0;
   bool no_timings = false;
   bool quick = false;
+  std::string baseline = "eager";
 };
 
 // The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl), and the
@@ -455,6 +462,7 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   e.cache_dir = cache_dir.string();
   e.python = c.python;
   e.reference_timing = "cached";
+  e.baseline = c.baseline;
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
@@ -1278,6 +1286,12 @@ int run_cli(int argc, char** argv) {
                    "comparable with full-size runs")
       ->check(CLI::Range(1e-6, 1.0))
       ->capture_default_str();
+  eval_cmd->add_option("--baseline", e.baseline,
+                       "Baselines timed live on the same GPU: eager (PyTorch, always) or "
+                       "eager,compile (also torch.compile of each reference, default mode; "
+                       "speedups against both)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
+      ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")
@@ -1416,6 +1430,10 @@ int run_cli(int argc, char** argv) {
   cal_cmd->add_option("-j,--jobs", cal.jobs, "Evaluations in flight");
   cal_cmd->add_flag("--no-timings", cal.no_timings, "Only the ceilings; time no reference");
   cal_cmd->add_flag("--quick", cal.quick, "Smaller ceiling measurements (tests; less exact)");
+  cal_cmd->add_option("--baseline", cal.baseline,
+                      "Baselines to cache timings of: eager, or eager,compile (torch.compile too)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
+      ->capture_default_str();
   cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   cal_cmd->add_option("--python", cal.python, "Python with torch and triton");
   cal_cmd->add_option("--cache-dir", cal.cache_dir, "Cache folder (default: ~/.cache/kbx)");
@@ -1447,6 +1465,9 @@ int run_cli(int argc, char** argv) {
                         "session: each task's reference timed once per server session, on first use; "
                         "adjacent: per submission, in its GPU slot; cached: as session, kept in the cache dir")
       ->check(CLI::IsMember({"session", "adjacent", "cached"}))->capture_default_str();
+  serve_cmd->add_option("--baseline", se.baseline,
+                        "eager (always) or eager,compile (also torch.compile of each reference)")
+      ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))->capture_default_str();
   serve_cmd->add_option("--rules", se.rules, "kbx (strict, default) or kernelbenchx")
       ->check(CLI::IsMember({"kbx", "kernelbenchx"}))->capture_default_str();
   serve_cmd->add_option("--seed", se.seed, "Base seed for test inputs")->capture_default_str();

@@ -34,7 +34,26 @@ std::string dimension_value(const NamedRun& run, const SubmissionRow& row, const
   return it == run.model.labels.end() ? "-" : it->second;
 }
 
+// The row's speedup against torch.compile, counted as against eager: a win from p = 1 on needs
+// the verdict `faster` and the interval's low end above p.
+void add_vs_compile(GroupStats& g, const SubmissionRow& row) {
+  g.compile_fast_p.resize(fast_p_thresholds().size());
+  const auto& b = row.vs_compile;
+  if (!row.exe_ok || !b || !(b->speedup > 0) || !std::isfinite(b->speedup)) {
+    return;
+  }
+  g.compile_timed += 1;
+  g.compile_speedups.push_back(b->speedup);
+  const auto& ps = fast_p_thresholds();
+  for (std::size_t i = 1; i < ps.size() && b->speedup_ci; ++i) {
+    bool win = b->speedup_ci->low > ps[i] &&
+               (ps[i] < 1 || b->speedup_verdict == stats::SpeedupVerdict::faster);
+    g.compile_fast_p[i] += win ? 1 : 0;
+  }
+}
+
 void add_row(GroupStats& g, const SubmissionRow& row, std::vector<double>& speedups) {
+  add_vs_compile(g, row);
   g.submissions += 1;
   g.call_pass += row.call_ok ? 1 : 0;
   g.exe_pass += row.exe_ok ? 1 : 0;
@@ -94,6 +113,14 @@ Json group_json(const GroupStats& g, const std::vector<std::string>& dims) {
   const auto& ps = fast_p_thresholds();
   for (std::size_t i = 0; i < ps.size(); ++i) {
     j[p_name(ps[i])] = g.submissions > 0 ? static_cast<double>(g.fast_p[i]) / g.submissions : 0.0;
+  }
+  if (g.compile_timed > 0) {  // only groups with speedups against torch.compile
+    Json c{{"timed", g.compile_timed},
+           {"geomean_speedup", stats::geometric_mean(g.compile_speedups)}};
+    for (std::size_t i = 1; i < ps.size(); ++i) {
+      c[p_name(ps[i])] = static_cast<double>(g.compile_fast_p[i]) / g.submissions;
+    }
+    j["vs_compile"] = c;
   }
   return j;
 }

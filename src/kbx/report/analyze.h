@@ -30,6 +30,12 @@ struct GroupStats {
   int slower_point = 0;     ///< correct, timed, speedup < 1 (the point estimate)
   int slower_verdict = 0;   ///< correct, timed, interval entirely below 1 (verdict `slower`)
   std::vector<int> fast_p;  ///< per fast_p_thresholds(): fast_0 = correct; else interval low > p
+  /// Against torch.compile, over correct rows with a speedup against it (runs made with
+  /// `--baseline eager,compile`): how many, their speedups, and fast_p from p = 1 on (index i of
+  /// fast_p_thresholds(); fast_0 stays the correct rows, entry 0 unused).
+  int compile_timed = 0;
+  std::vector<double> compile_speedups;
+  std::vector<int> compile_fast_p;
 };
 
 struct Analysis {

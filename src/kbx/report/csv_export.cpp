@@ -13,7 +13,13 @@ namespace {
 constexpr const char* header =
     "file,category,submission_id,origin,outcome,reason,call_ok,exe_ok,triton_ok,perf_ok,"
     "runtime_ms,ref_runtime_ms,speedup,avg_speedup,speedup_ci_low,speedup_ci_high,"
-    "speedup_verdict,gbs,tflops,code_quality,maintainability,in_metrics_json,detail\n";
+    "speedup_verdict,gbs,tflops,code_quality,maintainability,in_metrics_json,detail";
+
+// Appended (after detail, so the columns above keep their places) in runs with the compile
+// baseline.
+constexpr const char* compile_header =
+    ",compile_ref_runtime_ms,speedup_vs_compile,speedup_vs_compile_ci_low,"
+    "speedup_vs_compile_ci_high,speedup_vs_compile_verdict";
 
 // A field quoted when it holds a comma, a quote or a line break; quotes doubled.
 std::string csv_field(const std::string& text) {
@@ -40,7 +46,20 @@ std::string number(const std::optional<double>& value) {
 
 std::string flag(bool value) { return value ? "true" : "false"; }
 
-std::string csv_line(const SubmissionRow& r, bool kept) {
+std::vector<std::string> compile_fields(const SubmissionRow& r) {
+  const auto& b = r.vs_compile;
+  std::optional<double> low;
+  std::optional<double> high;
+  if (b && b->speedup_ci) {
+    low = b->speedup_ci->low;
+    high = b->speedup_ci->high;
+  }
+  return {number(b.has_value(), b ? b->ref_runtime_ms : 0),
+          number(b.has_value(), b ? b->speedup : 0), number(low), number(high),
+          std::string(stats::to_string(b ? b->speedup_verdict : stats::SpeedupVerdict::none))};
+}
+
+std::string csv_line(const SubmissionRow& r, bool kept, bool compile) {
   std::optional<double> low;
   std::optional<double> high;
   if (r.speedup_ci) {
@@ -72,6 +91,10 @@ std::string csv_line(const SubmissionRow& r, bool kept) {
       flag(kept),
       r.detail,
   };
+  if (compile) {
+    auto more = compile_fields(r);
+    fields.insert(fields.end(), more.begin(), more.end());
+  }
   std::string line;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     line += (i == 0 ? "" : ",") + csv_field(fields[i]);
@@ -86,9 +109,10 @@ std::string kbx_results_csv(const ReportModel& model) {
   for (std::size_t i : model.task_rows) {
     kept[i] = true;
   }
-  std::string out = header;
+  const bool compile = model.has_compile_baseline();
+  std::string out = std::string(header) + (compile ? compile_header : "") + "\n";
   for (std::size_t i = 0; i < model.rows.size(); ++i) {
-    out += csv_line(model.rows[i], kept[i]);
+    out += csv_line(model.rows[i], kept[i], compile);
   }
   return out;
 }

@@ -217,6 +217,15 @@ std::string summary_card(const NamedRun& run) {
                    fmt::format("faster {}, same {}, slower {}, ambiguous {}", t.verdicts.faster,
                                t.verdicts.same, t.verdicts.slower, t.verdicts.ambiguous));
   out += card_line("fast_1", percent(t.fast_1_pass, t.total));
+  if (m.has_compile_baseline()) {
+    const Totals::Baseline& c = t.vs_compile;
+    out += card_line("vs torch.compile",
+                     fmt::format("geomean {}; faster {}, same {}, slower {}, ambiguous {}; "
+                                 "fast_1 {}",
+                                 c.timed > 0 ? times(c.geomean_speedup) : "-", c.verdicts.faster,
+                                 c.verdicts.same, c.verdicts.slower, c.verdicts.ambiguous,
+                                 percent(c.fast_1_pass, t.total)));
+  }
   out += card_line("Device", escape(m.device.empty() ? "-" : m.device));
   std::string labels = labels_text(m);
   out += card_line("Labels", escape(labels.empty() ? "-" : labels));
@@ -458,6 +467,22 @@ std::string task_cells(const SubmissionRow* r) {
   return out + fmt::format("<td class=\"v-{0}\">{0}</td>", verdict);
 }
 
+/// The speedup against torch.compile with its interval and verdict in one cell (runs with the
+/// compile baseline); the note says why a timed row has none.
+std::string compile_cell(const SubmissionRow* r) {
+  if (r == nullptr || !r->vs_compile) {
+    std::string why = r != nullptr ? r->compile_note : "";
+    return fmt::format("<td class=\"num\" data-sort=\"\" title=\"{}\">-</td>",
+                       escape(clip(why, max_detail_chars)));
+  }
+  const BaselineSpeedup& b = *r->vs_compile;
+  std::string interval =
+      b.speedup_ci ? fmt::format(" [{:.2f} - {:.2f}]", b.speedup_ci->low, b.speedup_ci->high) : "";
+  std::string verdict = verdict_name(b.speedup_verdict);
+  return fmt::format("<td class=\"num v-{}\" data-sort=\"{}\" title=\"{}\">{}{}</td>", verdict,
+                     b.speedup, verdict, times(b.speedup), interval);
+}
+
 /// True when the run carries the device ceilings `kbx calibrate` measured (the table then has a
 /// utilisation column for it).
 bool has_ceilings(const NamedRun& run) {
@@ -475,6 +500,13 @@ std::string task_header(const std::vector<NamedRun>& runs, const NamedRun* best)
         "<th>{0}Outcome</th><th>{0}Speedup</th><th>{0}95% interval</th>"
         "<th>{0}Verdict</th>",
         p);
+    if (r.model.has_compile_baseline()) {
+      out += fmt::format(
+          "<th title=\"speedup over torch.compile of the reference (default mode, static "
+          "shapes, compile time excluded) with its 95% interval; the colour is its "
+          "verdict\">{}vs compile</th>",
+          p);
+    }
     if (has_ceilings(r)) {
       out += fmt::format(
           "<th title=\"achieved GB/s as a share of the copy bandwidth, and TFLOP/s as a share "
@@ -546,6 +578,9 @@ std::string task_section(const std::vector<NamedRun>& runs, const NamedRun* best
     for (const NamedRun& r : runs) {
       const SubmissionRow* row = kept_row(r.model, file);
       out += task_cells(row);
+      if (r.model.has_compile_baseline()) {
+        out += compile_cell(row);
+      }
       if (has_ceilings(r)) {
         out += utilisation_cell(row);
       }

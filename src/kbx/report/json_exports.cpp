@@ -99,7 +99,9 @@ Json public_record(const SubmissionRow& r, const std::string& method) {
 
 Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-Json workload_json(const WorkloadRow& w) {
+Json ratio_or_null(bool present, double value) { return present ? Json(value) : Json(nullptr); }
+
+Json workload_json(const WorkloadRow& w, bool compile) {
   Json j = Json::object();
   j["index"] = w.index;
   j["params"] = w.params;
@@ -122,10 +124,28 @@ Json workload_json(const WorkloadRow& w) {
   j["host_synchronising"] = w.host_synchronising;
   j["bandwidth_utilisation"] = optional_or_null(w.bandwidth_utilisation);
   j["compute_utilisation"] = optional_or_null(w.compute_utilisation);
+  if (compile) {  // the run has the compile baseline: its median and the speedup against it
+    j["compile_runtime_ms"] = ratio_or_null(w.compile_ms.n > 0, w.compile_ms.median);
+    j["speedup_vs_compile"] = ratio_or_null(w.compile_ms.n > 0, w.compile_speedup);
+  }
   return j;
 }
 
-Json row_json(const SubmissionRow& r, bool kept) {
+// The speedup against torch.compile (a run with `--baseline eager,compile`); null figures and
+// the verdict `none` where the row has none, with compile_note saying why.
+void add_vs_compile(Json& j, const SubmissionRow& r) {
+  const auto& b = r.vs_compile;
+  j["compile_ref_runtime_ms"] = b ? Json(b->ref_runtime_ms) : Json(nullptr);
+  j["speedup_vs_compile"] = b ? Json(b->speedup) : Json(nullptr);
+  j["avg_speedup_vs_compile"] = b ? Json(b->avg_speedup) : Json(nullptr);
+  j["speedup_vs_compile_ci_low"] = b && b->speedup_ci ? Json(b->speedup_ci->low) : Json(nullptr);
+  j["speedup_vs_compile_ci_high"] = b && b->speedup_ci ? Json(b->speedup_ci->high) : Json(nullptr);
+  j["speedup_vs_compile_verdict"] =
+      std::string(stats::to_string(b ? b->speedup_verdict : stats::SpeedupVerdict::none));
+  j["compile_note"] = r.compile_note;
+}
+
+Json row_json(const SubmissionRow& r, bool kept, bool compile) {
   Json j = Json::object();
   j["file"] = r.file;
   j["call_ok"] = r.call_ok;
@@ -150,6 +170,9 @@ Json row_json(const SubmissionRow& r, bool kept) {
   j["bandwidth_utilisation"] = optional_or_null(r.bandwidth_utilisation);
   j["compute_utilisation"] = optional_or_null(r.compute_utilisation);
   j["utilisation_suspect"] = r.utilisation_suspect;
+  if (compile) {
+    add_vs_compile(j, r);
+  }
   j["code_quality"] = optional_or_null(r.code_quality.complexity);
   j["maintainability"] = optional_or_null(r.code_quality.maintainability);
   j["code_quality_error"] = r.code_quality.error;
@@ -161,13 +184,25 @@ Json row_json(const SubmissionRow& r, bool kept) {
   }
   j["workloads"] = Json::array();
   for (const WorkloadRow& w : r.workloads) {
-    j["workloads"].push_back(workload_json(w));
+    j["workloads"].push_back(workload_json(w, compile));
   }
   j["code"] = r.code;
   return j;
 }
 
-Json totals_json(const Totals& t) {
+Json vs_compile_json(const Totals& t) {
+  const Totals::Baseline& b = t.vs_compile;
+  Json j = Json::object();
+  j["timed"] = b.timed;
+  j["geomean_speedup"] = b.geomean_speedup;
+  j["speedup_verdicts"] = verdicts_json(b.verdicts);
+  j["fast_1"] = rate(b.fast_1_pass, t.total);
+  j["fast_1_5"] = rate(b.fast_1_5_pass, t.total);
+  j["fast_2"] = rate(b.fast_2_pass, t.total);
+  return j;
+}
+
+Json totals_json(const Totals& t, bool compile) {
   Json j = Json::object();
   j["total"] = t.total;
   j["call_pass"] = t.call_pass;
@@ -185,6 +220,9 @@ Json totals_json(const Totals& t) {
   j["fast_1"] = rate(t.fast_1_pass, t.total);
   j["fast_1_5"] = rate(t.fast_1_5_pass, t.total);
   j["fast_2"] = rate(t.fast_2_pass, t.total);
+  if (compile) {
+    j["vs_compile"] = vs_compile_json(t);
+  }
   return j;
 }
 
@@ -221,11 +259,13 @@ Json summary_json(const ReportModel& model) {
 }
 
 Json kbx_summary_json(const ReportModel& model) {
-  Json out = totals_json(model.overall);
+  const bool compile = model.has_compile_baseline();
+  Json out = totals_json(model.overall, compile);
   out["tasks"] = model.task_totals.total;
+  out["baselines"] = model.baselines;
   out["categories"] = Json::object();
   for (const auto& [name, totals] : model.categories) {
-    out["categories"][name] = totals_json(totals);
+    out["categories"][name] = totals_json(totals, compile);
   }
   out["outcomes"] = Json::object();
   for (const auto& [outcome, count] : model.outcomes) {
@@ -257,7 +297,7 @@ Json kbx_results_json(const ReportModel& model) {
   out["summary"] = kbx_summary_json(model);
   out["submissions"] = Json::array();
   for (std::size_t i = 0; i < model.rows.size(); ++i) {
-    out["submissions"].push_back(row_json(model.rows[i], kept[i]));
+    out["submissions"].push_back(row_json(model.rows[i], kept[i], model.has_compile_baseline()));
   }
   return out;
 }
@@ -276,7 +316,7 @@ void write_exports(const ReportModel& model, const std::filesystem::path& dir) {
 }
 
 Json submission_record_json(const SubmissionRow& row, bool in_metrics_json) {
-  return row_json(row, in_metrics_json);
+  return row_json(row, in_metrics_json, row.vs_compile.has_value() || !row.compile_note.empty());
 }
 
 }  // namespace kbx::report

@@ -53,6 +53,17 @@ class ReferenceCache {
     return lookup(session_id, task_key, device, "");
   }
 
+  /// The session's timings of the compile baseline on `device`, or nullptr.
+  const std::vector<TimingRecord>* compiled(std::int64_t session_id, const std::string& task_key,
+                                            const std::string& device) {
+    auto key = std::make_tuple(session_id, task_key, device, std::string("|compile"));
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(key, db_.baseline_timings(session_id, task_key, "compile", device)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
  private:
   const std::vector<TimingRecord>* lookup(std::int64_t session_id, const std::string& task_key,
                                           const std::string& device,
@@ -197,6 +208,59 @@ void fill_speedup_verdict(SubmissionRow& row, std::span<const stats::WorkloadSam
   row.speedup_verdict = stats::judge_speedup(true, row.speedup_ci);
 }
 
+// Why a workload has no usable compile-baseline samples; empty when it has.
+std::string compile_gap(const WorkloadRow& w, const TimingRecord* compiled) {
+  if (compiled == nullptr) {
+    return fmt::format("no torch.compile timing for workload {}", w.index);
+  }
+  if (compiled->status != "ok") {
+    return fmt::format("workload {}: {}", w.index, compiled->error);
+  }
+  if (!usable_time(stats::summarize(compiled->samples_ms))) {
+    return fmt::format("no usable torch.compile samples for workload {}", w.index);
+  }
+  return {};
+}
+
+// The speedup against the compile baseline (`compiled`: its timings in the evaluation's reference
+// session), for a perf_ok row whose baseline timed every workload; else compile_note says why.
+// The same sums, bootstrap, widening and verdict as against eager.
+void fill_vs_compile(SubmissionRow& row, const EvaluationRecord& e,
+                     const std::vector<TimingRecord>* compiled,
+                     stats::SpeedupBootstrap& bootstrap) {
+  if (compiled == nullptr || !row.perf_ok) {
+    return;
+  }
+  BaselineSpeedup b;
+  std::vector<stats::WorkloadSamples> samples;
+  std::vector<double> speedups;
+  for (std::size_t i = 0; i < row.workloads.size(); ++i) {
+    WorkloadRow& w = row.workloads[i];
+    const TimingRecord* c = find_timing(compiled, w.index);
+    if (std::string gap = compile_gap(w, c); !gap.empty()) {
+      row.compile_note = "torch.compile baseline: " + gap;
+      return;
+    }
+    w.compile_ms = stats::summarize(c->samples_ms);
+    w.compile_speedup = w.compile_ms.median / w.candidate_ms.median;
+    b.ref_runtime_ms += w.compile_ms.median;
+    speedups.push_back(w.compile_speedup);
+    samples.push_back({e.timings[i].samples_ms, c->samples_ms});
+    b.host_synchronising =
+        b.host_synchronising || w.host_synchronising || is_host_synchronising(*c);
+  }
+  b.speedup = b.ref_runtime_ms / row.runtime_ms;
+  b.avg_speedup = stats::arithmetic_mean(speedups);
+  b.speedup_ci = bootstrap.interval(samples, stats::seed_for(row.file + "|compile"));
+  if (b.speedup_ci) {
+    b.speedup_ci = stats::widen(*b.speedup_ci, b.host_synchronising
+                                                   ? stats::host_synchronising_margin
+                                                   : stats::slot_margin);
+  }
+  b.speedup_verdict = stats::judge_speedup(true, b.speedup_ci);
+  row.vs_compile = b;
+}
+
 void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRecord* task,
                      ReferenceCache& references, stats::SpeedupBootstrap& bootstrap) {
   row.call_ok = e.call_ok;
@@ -231,6 +295,8 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   row.perf_ok = true;
   fill_aggregates(row);
   fill_speedup_verdict(row, samples, bootstrap);
+  fill_vs_compile(row, e, references.compiled(e.reference_session_id, row.file, e.device),
+                  bootstrap);
 }
 
 SubmissionRow make_row(const store::SubmissionRecord& s, const TaskRecord* task,
@@ -283,6 +349,26 @@ void count_fast_p(Totals& t, const SubmissionRow& r) {
   t.fast_2_pass += low > 2 ? 1 : 0;
 }
 
+// The totals against the compile baseline: its verdicts over every row, the rest over rows with it.
+void count_vs_compile(Totals::Baseline& t, const std::vector<const SubmissionRow*>& rows) {
+  std::vector<double> speedups;
+  for (const SubmissionRow* r : rows) {
+    const auto& b = r->vs_compile;
+    count_verdict(t.verdicts, b ? b->speedup_verdict : stats::SpeedupVerdict::none);
+    if (!b) {
+      continue;
+    }
+    t.timed += 1;
+    speedups.push_back(b->speedup);
+    if (r->exe_ok && b->speedup_verdict == stats::SpeedupVerdict::faster && b->speedup_ci) {
+      t.fast_1_pass += b->speedup_ci->low > 1 ? 1 : 0;
+      t.fast_1_5_pass += b->speedup_ci->low > 1.5 ? 1 : 0;
+      t.fast_2_pass += b->speedup_ci->low > 2 ? 1 : 0;
+    }
+  }
+  t.geomean_speedup = stats::geometric_mean(speedups);
+}
+
 }  // namespace
 
 Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
@@ -310,6 +396,7 @@ Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
   t.avg_speedup_global = candidate_ms > 0 ? reference_ms / candidate_ms : 0;
   t.avg_speedup_per_task = stats::arithmetic_mean(speedups);
   t.geomean_speedup = stats::geometric_mean(speedups);
+  count_vs_compile(t.vs_compile, rows);
   return t;
 }
 
@@ -404,6 +491,37 @@ std::vector<std::size_t> rows_kept_per_task(const std::vector<SubmissionRow>& ro
   return kept;
 }
 
+// The run's baselines from its identity ({"eager"} before the choice existed; a merged run's
+// `{"combined": [...]}` counts each), with compile added when a row has compile timings.
+std::vector<std::string> run_baselines(store::Database& db,
+                                       const std::vector<SubmissionRow>& rows) {
+  std::vector<std::string> out{"eager"};
+  auto add = [&out](const Json& list) {
+    for (const Json& name : list.is_array() ? list : Json::array()) {
+      if (name.is_string() &&
+          std::find(out.begin(), out.end(), name.get<std::string>()) == out.end()) {
+        out.push_back(name.get<std::string>());
+      }
+    }
+  };
+  if (auto config = db.run_config(); config && config->contains("baselines")) {
+    const Json& b = (*config)["baselines"];
+    add(b);
+    if (b.is_object() && b.contains("combined") && b["combined"].is_array()) {
+      for (const Json& one : b["combined"]) {
+        add(one);
+      }
+    }
+  }
+  bool compiled = std::any_of(rows.begin(), rows.end(), [](const SubmissionRow& r) {
+    return r.vs_compile.has_value() || !r.compile_note.empty();
+  });
+  if (compiled) {
+    add(Json::array({"compile"}));
+  }
+  return out;
+}
+
 std::optional<double> number_or_null(const Json& j, const char* key) {
   if (j.contains(key) && j[key].is_number()) {
     return j[key].get<double>();
@@ -480,6 +598,10 @@ void apply_ceilings(ReportModel& model) {
 std::string ReportModel::method() const {
   auto it = labels.find("method");
   return it == labels.end() ? "" : it->second;
+}
+
+bool ReportModel::has_compile_baseline() const {
+  return std::find(baselines.begin(), baselines.end(), "compile") != baselines.end();
 }
 
 bool keep_for_task(const SubmissionRow& a, const SubmissionRow& b) {
@@ -580,6 +702,7 @@ ReportModel build_report_model(store::Database& db) {
                                      (*config)["perf_scale"].is_number()) {
     model.perf_scale = (*config)["perf_scale"].get<double>();
   }
+  model.baselines = run_baselines(db, model.rows);
   return model;
 }
 

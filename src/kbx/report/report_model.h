@@ -44,6 +44,21 @@ struct WorkloadRow {
   bool host_synchronising = false;
   /// The candidate's samples are bracket timings (its work escaped the timed stream).
   bool timed_by_bracket = false;
+  /// The compile baseline's samples (torch.compile of the reference; n == 0 without them) and
+  /// compile median / candidate median (0 without).
+  stats::Summary compile_ms;
+  double compile_speedup = 0;
+};
+
+/// The speedup against a baseline other than eager (the compile baseline), with the same
+/// definitions, interval and verdict rules as the speedup against eager (docs/metrics.md).
+struct BaselineSpeedup {
+  double ref_runtime_ms = 0;  ///< sum over workloads of the baseline's medians
+  double speedup = 0;         ///< sum of baseline medians / sum of candidate medians
+  double avg_speedup = 0;     ///< mean over workloads of baseline median / candidate median
+  std::optional<stats::Interval> speedup_ci;  ///< widened like the eager speedup's
+  stats::SpeedupVerdict speedup_verdict = stats::SpeedupVerdict::none;
+  bool host_synchronising = false;  ///< a workload's eager or compiled call is host-bound
 };
 
 /// How a side's sampling of a workload ended, read from its samples (docs/metrics.md "Adaptive
@@ -99,6 +114,10 @@ struct SubmissionRow {
   std::optional<double> bandwidth_utilisation;
   std::optional<double> compute_utilisation;
   bool utilisation_suspect = false;
+  /// The speedup against torch.compile (`--baseline eager,compile`): set for perf_ok rows whose
+  /// compile baseline timed every workload; compile_note says why it is missing otherwise.
+  std::optional<BaselineSpeedup> vs_compile;
+  std::string compile_note;
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
   /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
@@ -133,6 +152,16 @@ struct Totals {
   int fast_1_pass = 0;
   int fast_1_5_pass = 0;
   int fast_2_pass = 0;
+  /// The same against the compile baseline, over rows that have it (SubmissionRow::vs_compile);
+  /// verdicts count every row, rows without it as `none`.
+  struct Baseline {
+    int timed = 0;  ///< rows with a speedup against the baseline
+    double geomean_speedup = 0;
+    VerdictCounts verdicts;
+    int fast_1_pass = 0;
+    int fast_1_5_pass = 0;
+    int fast_2_pass = 0;
+  } vs_compile;
 };
 
 struct ReportModel {
@@ -162,9 +191,14 @@ struct ReportModel {
   /// What measured code quality ("radon 6.0.1"), or empty; and why figures are missing, if so.
   std::string code_quality_tool;
   std::string code_quality_note;
+  /// The run's baselines (`--baseline`, from its stored identity): {"eager"} for runs made
+  /// before the choice existed; "compile" also when any stored row has compile timings.
+  std::vector<std::string> baselines{"eager"};
 
   /// The run's --method label, or "" (metrics.json's `method`).
   [[nodiscard]] std::string method() const;
+  /// Whether the run has the compile baseline: reports show its columns and totals only then.
+  [[nodiscard]] bool has_compile_baseline() const;
 };
 
 /// True when `a` is a better record of its task than `b` for metrics.json: correct before merely

@@ -240,6 +240,28 @@ std::string render_verdicts(const ReportModel& model) {
   return out + render_sampling(model) + render_utilisation(model);
 }
 
+// The speedups against torch.compile, in runs with that baseline: the geometric mean over the rows
+// that have one, the verdicts, and how many timed rows lack one (compile failed for their task).
+std::string render_vs_compile(const ReportModel& model) {
+  if (!model.has_compile_baseline() || model.overall.perf_pass == 0) {
+    return {};
+  }
+  const Totals::Baseline& b = model.overall.vs_compile;
+  std::string out = fmt::format(
+      "vs torch.compile (default mode; 95% interval): geomean {:.3f}x over {} timed, faster {}, "
+      "same {}, slower {}, ambiguous {}\n",
+      b.geomean_speedup, b.timed, b.verdicts.faster, b.verdicts.same, b.verdicts.slower,
+      b.verdicts.ambiguous);
+  int missing = model.overall.perf_pass - b.timed;
+  if (missing > 0) {
+    out += fmt::format(
+        "  {} timed submission{} without a torch.compile baseline (compile_note in "
+        "kbx-results.json)\n",
+        missing, missing == 1 ? "" : "s");
+  }
+  return out;
+}
+
 std::string render_input_errors(const ReportModel& model) {
   if (model.input_errors.empty()) {
     return {};
@@ -276,8 +298,8 @@ std::string render_terminal_summary(const ReportModel& model, bool color) {
                        "not comparable with full-size runs\n",
                        model.perf_scale);
   }
-  return out + render_table(model, color) + render_verdicts(model) + render_outcomes(model) +
-         render_input_errors(model);
+  return out + render_table(model, color) + render_verdicts(model) + render_vs_compile(model) +
+         render_outcomes(model) + render_input_errors(model);
 }
 
 }  // namespace kbx::report

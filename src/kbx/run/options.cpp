@@ -1,7 +1,30 @@
 // RunOptions serialisation.
 #include "kbx/run/options.h"
 
+#include <algorithm>
+
+#include "kbx/common/strings.h"
+
 namespace kbx::run {
+
+Result<std::vector<std::string>> parse_baselines(const std::string& list) {
+  std::vector<std::string> out{baseline_eager};
+  for (const auto& part : split(list, ',')) {
+    std::string name(trim(part));
+    if (name != baseline_eager && name != baseline_compile) {
+      return Error(ErrorKind::usage,
+                   "--baseline takes eager, compile or eager,compile (got '{}')", list);
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+bool RunOptions::compile_baseline() const {
+  return std::find(baselines.begin(), baselines.end(), baseline_compile) != baselines.end();
+}
 
 Json TimingSettings::to_json() const {
   Json j{{"warmup_ms", warmup_ms},     {"warmup_min_calls", warmup_min_calls},
@@ -31,6 +54,9 @@ Json RunOptions::identity() const {
   }
   if (reference_timing != "session") {  // runs made before the choice existed timed per session
     j["reference_timing"] = reference_timing;
+  }
+  if (baselines.size() > 1) {  // runs made before the choice existed had eager alone
+    j["baselines"] = baselines;
   }
   if (shard.active()) {  // a shard's split depends on the selection and the suite's tasks
     j["shard"] = shard.label();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kbx/common/json.h"
+#include "kbx/common/result.h"
 #include "kbx/run/shard.h"
 #include "kbx/stats/summary.h"
 
@@ -34,6 +35,18 @@ struct TimingSettings {
 
   [[nodiscard]] Json to_json() const;
 };
+
+/// The baselines a candidate's speedup is taken against (docs/metrics.md, "Baselines"): PyTorch
+/// eager always; "compile" is `torch.compile(entry)` in its default mode, timed by the same
+/// trusted reference worker with the same settings.
+inline constexpr const char* baseline_eager = "eager";
+inline constexpr const char* baseline_compile = "compile";
+/// The torch.compile mode of the compile baseline (sent to the worker, part of its cache key).
+inline constexpr const char* compile_baseline_mode = "default";
+
+/// `--baseline eager|compile|eager,compile`: eager first and always; "compile" alone means
+/// eager and compile. A usage error names anything else.
+Result<std::vector<std::string>> parse_baselines(const std::string& list);
 
 struct RunOptions {
   std::filesystem::path source;
@@ -65,6 +78,9 @@ struct RunOptions {
   /// starts. "adjacent": for each submission, in the same GPU slot right after its candidate was
   /// timed and killed, so both meet the same clocks, temperature and host state.
   std::string reference_timing = "session";
+  /// The baselines timed (parse_baselines): {"eager"} or {"eager", "compile"}. Part of the
+  /// identity when it holds more than eager, so a resume cannot add or drop one.
+  std::vector<std::string> baselines{baseline_eager};
   int load_timeout_s = 120;
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;
@@ -79,6 +95,8 @@ struct RunOptions {
 
   /// The options that must not change when a run is resumed (device, seed, triton rule, ...).
   [[nodiscard]] Json identity() const;
+  /// Whether the run times the torch.compile baseline too.
+  [[nodiscard]] bool compile_baseline() const;
 };
 
 }  // namespace kbx::run

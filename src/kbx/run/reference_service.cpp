@@ -18,6 +18,12 @@ namespace {
 
 std::string lane_key(const suite::Task& task, int gpu) { return fmt::format("{}@{}", task.key, gpu); }
 
+// The key of a baseline's timings: eager's is the lane key as it always was.
+std::string timing_key(const suite::Task& task, int gpu, const std::string& baseline) {
+  return baseline == baseline_eager ? lane_key(task, gpu)
+                                    : fmt::format("{}|{}", lane_key(task, gpu), baseline);
+}
+
 constexpr std::array<std::pair<const char*, std::vector<OutputLeaf> ReferenceCase::*>, 3> cached_parts{
     {{"outputs", &ReferenceCase::outputs},
      {"canonical", &ReferenceCase::canonical},
@@ -85,9 +91,24 @@ std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::
   }
 }
 
+std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const std::string& why) {
+  std::vector<store::TimingRecord> out;
+  for (const auto& w : task.workloads) {
+    store::TimingRecord t;
+    t.workload = w.index;
+    t.status = "error";
+    t.error = why;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 ReferenceService::ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options,
-                                   std::string torch_version)
-    : pool_(pool), options_(options), torch_version_(std::move(torch_version)) {}
+                                   std::string torch_version, std::string triton_version)
+    : pool_(pool),
+      options_(options),
+      torch_version_(std::move(torch_version)),
+      triton_version_(std::move(triton_version)) {}
 
 ReferenceService::Lane& ReferenceService::lane(int gpu) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -311,17 +332,19 @@ Result<std::vector<CaseResult>> ReferenceService::canonicalize(
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::Task& task, int gpu,
-                                                                   bool& fresh) {
+                                                                   bool& fresh,
+                                                                   const std::string& baseline) {
   fresh = false;
   Lane& l = lane(gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
+  const std::string key = timing_key(task, gpu, baseline);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = timings_.find(lane_key(task, gpu));
+    auto it = timings_.find(key);
     if (it != timings_.end()) {
       return it->second;
     }
-    auto failed = timing_errors_.find(lane_key(task, gpu));
+    auto failed = timing_errors_.find(key);
     if (failed != timing_errors_.end()) {
       return failed->second;
     }
@@ -330,22 +353,22 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   std::filesystem::path cached_at;
   std::optional<std::vector<store::TimingRecord>> from_cache;
   if (use_cache) {
-    cached_at = timing_cache_path(l, gpu, task);
+    cached_at = timing_cache_path(l, gpu, task, baseline);
     from_cache = read_cached_timings(cached_at, task);
   }
   Result<std::vector<store::TimingRecord>> result =
       from_cache ? Result<std::vector<store::TimingRecord>>(std::move(*from_cache))
-                 : take_timings(l, task, gpu, use_cache ? &cached_at : nullptr);
+                 : take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
   std::lock_guard<std::mutex> lock(mutex_);
   if (from_cache) {
     timings_from_cache_ += 1;
   }
   if (!result) {
-    timing_errors_.emplace(lane_key(task, gpu), result.error());
+    timing_errors_.emplace(key, result.error());
     return result.error();
   }
   fresh = true;
-  timings_[lane_key(task, gpu)] = result.value();
+  timings_[key] = result.value();
   return result;
 }
 
@@ -372,15 +395,21 @@ Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const 
                task.key);
 }
 
-std::filesystem::path ReferenceService::timing_cache_path(Lane& l, int gpu,
-                                                         const suite::Task& task) {
+std::filesystem::path ReferenceService::timing_cache_path(Lane& l, int gpu, const suite::Task& task,
+                                                         const std::string& baseline) {
   // Everything the reference's time depends on: the GPU itself (name, UUID, driver, CUDA),
-  // torch, kbx (the timing method), the task's version (its workloads), the seed and settings.
+  // torch, kbx (the timing method), the task's version (its workloads), the seed and settings;
+  // for a baseline other than eager, the baseline, its mode and Triton (inductor's kernels are
+  // Triton's). Eager's key is as it always was, so its cached timings stay valid.
   Json device = worker(l, gpu).ready_info().value("device", Json::object());
-  std::string id = sha256_hex(fmt::format("timing-v1|{}|{}|{}|{}|{}|{}|{}|{}", task.key, task.version,
-                                          device.dump(), torch_version_, kbx::version(),
-                                          kbx::git_commit(), options_.seed,
-                                          options_.timing.to_json().dump()));
+  std::string variant = baseline == baseline_eager
+                            ? ""
+                            : fmt::format("|{}:{}|triton {}", baseline, compile_baseline_mode,
+                                          triton_version_);
+  std::string id = sha256_hex(fmt::format("timing-v1|{}|{}|{}|{}|{}|{}|{}|{}{}", task.key,
+                                          task.version, device.dump(), torch_version_,
+                                          kbx::version(), kbx::git_commit(), options_.seed,
+                                          options_.timing.to_json().dump(), variant));
   return options_.cache_dir / "timings" / id.substr(0, 2) / (id + ".json");
 }
 
@@ -393,19 +422,36 @@ std::optional<std::vector<store::TimingRecord>> ReferenceService::read_cached_ti
   return parse_cached_timings(read_file(path), task.workloads.size());
 }
 
-Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
-    Lane& l, const suite::Task& task, int gpu, const std::filesystem::path* cache_to) {
-  auto handle = load(l, gpu, task);
-  if (!handle) {
-    return handle.error();
-  }
+sandbox::Frame ReferenceService::time_request(int handle, const suite::Task& task,
+                                              const std::string& baseline) const {
   sandbox::Frame req{Json{{"op", "time"},
-                          {"handle", *handle},
+                          {"handle", handle},
                           {"device", options_.device},
                           {"workloads", calls_json(suite::resolve_workloads(task, options_.seed))},
                           {"settings", options_.timing.to_json()}},
                      {}};
-  auto reply = call(l, gpu, req, options_.perf_timeout_s, "timing " + task.key);
+  if (baseline != baseline_eager) {
+    req.header["baseline"] = Json{{"name", baseline},
+                                  {"mode", compile_baseline_mode},
+                                  {"cache_dir", (options_.cache_dir / "torch-compile").string()}};
+  }
+  return req;
+}
+
+Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
+    Lane& l, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
+    const std::string& baseline) {
+  auto handle = load(l, gpu, task);
+  if (!handle) {
+    return handle.error();
+  }
+  // torch.compile compiles each workload before its warm-up: allow a minute for each on top.
+  const bool eager = baseline == baseline_eager;
+  int timeout_s = options_.perf_timeout_s +
+                  (eager ? 0 : 60 * static_cast<int>(task.workloads.size()));
+  auto reply = call(l, gpu, time_request(*handle, task, baseline), timeout_s,
+                    eager ? "timing " + task.key
+                          : fmt::format("timing the {} baseline of {}", baseline, task.key));
   if (!reply) {
     return reply.error();
   }
@@ -420,7 +466,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
       std::filesystem::create_directories(cache_to->parent_path());
       write_file_atomic(*cache_to, cached_timings_text(task, reply->header));
     }
-    if (options_.timing.do_bench) {
+    if (options_.timing.do_bench && eager) {
       record_timer_check(task, gpu, timings.value());
     }
   }

@@ -42,13 +42,20 @@ std::string cached_timings_text(const suite::Task& task, const Json& reply_heade
 std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::string& text,
                                                                      std::size_t workload_count);
 
+/// One error record per workload of `task`, each saying `why` (a baseline whose timing request
+/// failed as a whole: the worker died or timed out while torch.compile ran, say).
+std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const std::string& why);
+
 /// Owns one trusted reference worker per GPU. The reference worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
 /// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
 /// (shared for outputs, exclusive for timings).
 class ReferenceService {
  public:
-  ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options, std::string torch_version);
+  /// `triton_version` joins the timing cache's key of the compile baseline (inductor's kernels
+  /// are Triton's); eager's key and the output cache's stay on torch's version.
+  ReferenceService(sandbox::WorkerPool& pool, const RunOptions& options, std::string torch_version,
+                   std::string triton_version = "");
 
   /// Reference outputs for the task's cases (computed on `gpu` on a cache miss).
   Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
@@ -68,7 +75,10 @@ class ReferenceService {
   /// Reference timings for the task on `gpu`, taken on first use (a failure is kept too). `fresh`
   /// tells whether this call took them (so the caller stores them). The runner takes them all
   /// before any candidate starts: the reference is never timed while a candidate is alive.
-  Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh);
+  /// `baseline` is eager (the reference as it is) or compile (torch.compile of it, default mode,
+  /// compiled before its warm-up so compilation is never timed; docs/metrics.md "Baselines").
+  Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh,
+                                                   const std::string& baseline = baseline_eager);
 
   /// Timings taken now and not kept (`--reference-timing adjacent`: one set per submission).
   Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task, int gpu);
@@ -102,12 +112,19 @@ class ReferenceService {
                               const std::string& what);
   /// Times the task's reference now; with `cache_to`, a reply whose every workload timed ok is
   /// also written there (`--reference-timing cached`).
-  Result<std::vector<store::TimingRecord>> take_timings(Lane& lane, const suite::Task& task, int gpu,
-                                                        const std::filesystem::path* cache_to);
+  Result<std::vector<store::TimingRecord>> take_timings(
+      Lane& lane, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
+      const std::string& baseline = baseline_eager);
+  /// The `time` request for the task's workloads; for the compile baseline it names the baseline,
+  /// its mode and the folder torch.compile keeps its caches in (cache_dir/torch-compile).
+  sandbox::Frame time_request(int handle, const suite::Task& task,
+                              const std::string& baseline) const;
   /// Where `--reference-timing cached` keeps the task's timings on this GPU (requires lane.mutex):
   /// cache_dir/timings, keyed by the task and its version, the device (name, UUID, driver,
-  /// CUDA), torch, kbx's version and commit, the seed and the timing settings.
-  std::filesystem::path timing_cache_path(Lane& lane, int gpu, const suite::Task& task);
+  /// CUDA), torch, kbx's version and commit, the seed and the timing settings; a baseline other
+  /// than eager and its mode join the key.
+  std::filesystem::path timing_cache_path(Lane& lane, int gpu, const suite::Task& task,
+                                          const std::string& baseline = baseline_eager);
   /// Appends each workload's two medians (kbx's samples, do_bench) to <out>/timer-check.jsonl.
   void record_timer_check(const suite::Task& task, int gpu,
                           const std::vector<store::TimingRecord>& timings);
@@ -127,11 +144,12 @@ class ReferenceService {
   sandbox::WorkerPool& pool_;
   const RunOptions& options_;
   std::string torch_version_;
+  std::string triton_version_;
   std::mutex mutex_;
   std::map<int, std::unique_ptr<Lane>> lanes_;
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
-  std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu
-  std::map<std::string, Error> timing_errors_;                          // key@gpu
+  std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu[|baseline]
+  std::map<std::string, Error> timing_errors_;                          // key@gpu[|baseline]
   int timings_from_cache_ = 0;
 };
 

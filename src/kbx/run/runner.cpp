@@ -40,6 +40,8 @@ std::string now_iso8601() {
   return buf;
 }
 
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 }  // namespace
 
 /// Refuses to resume a run that was made with different judging options.
@@ -52,6 +54,9 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
   if (!have) {
     db.set_run_config(want);
     return;
+  }
+  if (have->contains("baselines") && !want.contains("baselines")) {
+    want["baselines"] = options.baselines;  // eager alone: refused below, a resume keeps them
   }
   for (const auto& [key, value] : want.items()) {
     if (key == "rules" && !have->contains(key) && value == "kbx") {
@@ -151,10 +156,14 @@ class Session {
   }
 
   /// Times the reference of every planned task on every GPU before any candidate runs, so no
-  /// candidate process is alive while a reference is timed (one thread per GPU).
+  /// candidate process is alive while a reference is timed (one thread per GPU): eager first for
+  /// every task (not with --reference-timing adjacent, which times it in each submission's
+  /// slot), then the compile baseline for every task when the run has it.
   void time_references(const std::vector<PlanItem>& items) {
-    if (!options_.perf || options_.device != "cuda" || options_.reference_timing == "adjacent") {
-      return;  // adjacent: each submission's reference is timed in its own slot
+    const bool eager = options_.reference_timing != "adjacent";
+    const bool compile = options_.compile_baseline();
+    if (!options_.perf || options_.device != "cuda" || (!eager && !compile)) {
+      return;
     }
     std::vector<const suite::Task*> tasks;
     for (const auto& item : items) {
@@ -166,26 +175,18 @@ class Session {
     if (tasks.empty()) {
       return;
     }
-    progress_.on_status(fmt::format("timing the references of {} task{} ...", tasks.size(),
-                                    tasks.size() == 1 ? "" : "s"));
+    progress_.on_status(fmt::format("timing the references of {} task{}{} ...", tasks.size(),
+                                    tasks.size() == 1 ? "" : "s",
+                                    compile ? (eager ? " (eager, then torch.compile)"
+                                                     : " (torch.compile)")
+                                            : ""));
     std::vector<std::thread> threads;
     std::exception_ptr failure;
     std::mutex failure_mutex;
     for (int gpu : options_.gpus) {
       threads.emplace_back([&, gpu] {
         try {
-          for (const auto* task : tasks) {
-            if (stop_.load()) {
-              return;
-            }
-            sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
-            bool fresh = false;
-            auto timings = workers_->references().timings(*task, gpu, fresh);
-            if (timings && fresh) {
-              db_.save_reference_timings(session_id_, task->key, timings.value(),
-                                         workers_->label(gpu));
-            }
-          }
+          time_references_on(tasks, gpu, eager, compile);
         } catch (...) {
           std::lock_guard<std::mutex> lock(failure_mutex);
           failure = failure ? failure : std::current_exception();
@@ -199,10 +200,37 @@ class Session {
       std::rethrow_exception(failure);
     }
     if (options_.reference_timing == "cached") {
+      std::size_t baselines = (eager ? 1 : 0) + (compile ? 1 : 0);
       progress_.on_status(fmt::format("reference timings: {} of {} from the cache ({})",
                                       workers_->references().timings_from_cache(),
-                                      tasks.size() * options_.gpus.size(),
+                                      tasks.size() * options_.gpus.size() * baselines,
                                       (options_.cache_dir / "timings").string()));
+    }
+  }
+
+  void time_references_on(const std::vector<const suite::Task*>& tasks, int gpu, bool eager,
+                          bool compile) {
+    for (const auto* task : tasks) {
+      if (!eager || stop_.load()) {
+        break;
+      }
+      sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
+      bool fresh = false;
+      auto timings = workers_->references().timings(*task, gpu, fresh);
+      if (timings && fresh) {
+        db_.save_reference_timings(session_id_, task->key, timings.value(), workers_->label(gpu));
+      }
+    }
+    for (const auto* task : tasks) {
+      if (!compile || stop_.load()) {
+        break;
+      }
+      sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
+      std::string error = workers_->time_baseline(*task, gpu, baseline_compile);
+      if (!error.empty()) {
+        progress_.on_status(fmt::format("{}: no torch.compile baseline: {}", task->key,
+                                        first_line(error)));
+      }
     }
   }
 

@@ -71,7 +71,8 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
   pc.sandbox = sandbox_config();
   pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
   references_ = std::make_unique<ReferenceService>(*pool_, options_,
-                                                   zygote_->env().value("torch", "unknown"));
+                                                   zygote_->env().value("torch", "unknown"),
+                                                   zygote_->env().value("triton", "unknown"));
   record_environment();
 }
 
@@ -232,13 +233,35 @@ void Workers::ensure_reference_timed(const suite::Task& task, int gpu) {
   }
   sandbox::ExclusiveGpuHold hold(pool_->gpu_lock(gpu));
   auto frozen = live_.freeze_others(0);  // no candidate thread runs beside the reference
-  bool fresh = false;
-  auto timings = references_->timings(task, gpu, fresh);
-  if (timings && fresh) {
-    db_.save_reference_timings(session_id_, task.key, timings.value(), labels_.at(gpu));
+  if (options_.reference_timing != "adjacent") {
+    bool fresh = false;
+    auto timings = references_->timings(task, gpu, fresh);
+    if (timings && fresh) {
+      db_.save_reference_timings(session_id_, task.key, timings.value(), labels_.at(gpu));
+    }
+  }
+  if (options_.compile_baseline()) {
+    time_baseline(task, gpu, baseline_compile);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   timed_[key] = true;
+}
+
+std::string Workers::time_baseline(const suite::Task& task, int gpu, const std::string& baseline) {
+  bool fresh = false;
+  auto timings = references_->timings(task, gpu, fresh, baseline);
+  std::vector<store::TimingRecord> stored =
+      timings ? timings.value()
+              : failed_timings(task,
+                               fmt::format("torch.compile baseline: {}", timings.error().what()));
+  db_.save_baseline_timings(session_id_, task.key, baseline, stored, labels_.at(gpu));
+  std::string error;
+  for (const auto& t : stored) {
+    if (t.status != "ok" && error.empty()) {
+      error = fmt::format("workload {}: {}", t.workload, t.error);
+    }
+  }
+  return error;
 }
 
 }  // namespace kbx::run

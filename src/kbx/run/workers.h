@@ -42,6 +42,11 @@ class Workers {
   /// live candidate stopped meanwhile) and stores fresh timings; a no-op when already timed.
   void ensure_reference_timed(const suite::Task& task, int gpu);
 
+  /// Times `baseline` (not eager: "compile") of the task's reference on `gpu` (the caller holds
+  /// the GPU exclusively) and stores it, also when it failed (an error row per workload, so the
+  /// report says why). Returns the failure's text, or "" when every workload timed.
+  std::string time_baseline(const suite::Task& task, int gpu, const std::string& baseline);
+
   /// "cuda:0 NVIDIA H200" or "cpu (...)": the device label evaluations on `gpu` carry.
   [[nodiscard]] const std::string& label(int gpu) const { return labels_.at(gpu); }
   [[nodiscard]] sandbox::WorkerPool& pool() { return *pool_; }

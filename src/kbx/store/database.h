@@ -88,6 +88,17 @@ class Database {
                               const std::vector<TimingRecord>& timings,
                               const std::string& device = "",
                               const std::string& submission_id = "");
+  /// Samples of another baseline than eager for a task in a session on one device (schema 10,
+  /// table baseline_timings): `baseline` is "compile" (torch.compile of the reference). Saving
+  /// replaces that (session, task, device, baseline); error rows keep why a workload has none.
+  void save_baseline_timings(std::int64_t session_id, const std::string& task_key,
+                             const std::string& baseline, const std::vector<TimingRecord>& timings,
+                             const std::string& device = "");
+  /// The timings save_baseline_timings stored; nullopt when there are none.
+  std::optional<std::vector<TimingRecord>> baseline_timings(std::int64_t session_id,
+                                                            const std::string& task_key,
+                                                            const std::string& baseline,
+                                                            const std::string& device = "");
   /// Copies every row of the store at `source` (which must have this kbx's schema version: open
   /// it with Database::open first) into this one, in one transaction, for `kbx merge`. Its
   /// sessions and timing ids are renumbered past this store's (references between them follow);

@@ -346,4 +346,54 @@ std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_
   return out;
 }
 
+void Database::save_baseline_timings(std::int64_t session_id, const std::string& task_key,
+                                     const std::string& baseline,
+                                     const std::vector<TimingRecord>& timings,
+                                     const std::string& device) {
+  std::lock_guard lock(mutex_);
+  Connection conn{db_, &path_};
+  std::string context = fmt::format("saving the {} baseline's timings of {} (session {})",
+                                    baseline, task_key, session_id);
+  detail::with_context(conn, context, [&] {
+    Transaction tx(conn);
+    Statement(conn,
+              "DELETE FROM baseline_timings WHERE session_id = ? AND task_key = ? AND device = ? "
+              "AND baseline = ?")
+        .bind_all(session_id, task_key, device, baseline)
+        .run();
+    insert_timings(conn,
+                   "INSERT INTO baseline_timings (session_id, task_key, device, baseline, "
+                   "workload_index, status, error, warmup_calls, method, method_note, "
+                   "events_median_ms, brackets_min_ms, kernel_busy_ms, host_ms) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "INSERT INTO baseline_samples (timing_id, sample_index, time_ms) "
+                   "VALUES (?, ?, ?)",
+                   timings, session_id, task_key, device, baseline);
+    tx.commit();
+  });
+}
+
+std::optional<std::vector<TimingRecord>> Database::baseline_timings(std::int64_t session_id,
+                                                                    const std::string& task_key,
+                                                                    const std::string& baseline,
+                                                                    const std::string& device) {
+  std::lock_guard lock(mutex_);
+  Statement st(Connection{db_, &path_},
+               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
+               "t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
+               "t.host_ms, s.sample_index, s.time_ms FROM baseline_timings t "
+               "LEFT JOIN baseline_samples s ON s.timing_id = t.timing_id "
+               "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? AND t.baseline = ? "
+               "ORDER BY t.workload_index, s.sample_index");
+  st.bind_all(session_id, task_key, device, baseline);
+  std::vector<TimingRecord> out;
+  while (st.step()) {
+    append_timing_row(st, 0, out);
+  }
+  if (out.empty()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace kbx::store

@@ -17,7 +17,8 @@ using detail::Statement;
 using detail::Transaction;
 
 /// How one table is copied: which columns are renumbered (by an offset named in `shift`: 's'
-/// sessions, 'c' candidate timings, 'r' reference timings, 'a' adjacent reference timings), and
+/// sessions, 'c' candidate timings, 'r' reference timings, 'a' adjacent reference timings, 'b'
+/// baseline timings), and
 /// whether rows already present are kept (tables shared by every source: tasks, submissions).
 struct TableRule {
   const char* table;
@@ -42,6 +43,8 @@ const std::vector<TableRule>& rules() {
       {"reference_samples", {{"timing_id", 'r'}}},
       {"submission_reference_timings", {{"timing_id", 'a'}, {"session_id", 's'}}},
       {"submission_reference_samples", {{"timing_id", 'a'}}},
+      {"baseline_timings", {{"timing_id", 'b'}, {"session_id", 's'}}},
+      {"baseline_samples", {{"timing_id", 'b'}}},
       {"llm_responses", {}, true},  // keyed by the request: the same answer in every source
       {"generations", {}},
       {"serve_requests", {{"session_id", 's'}}, false, true},
@@ -154,7 +157,8 @@ int Database::import_rows(const std::filesystem::path& source, const Json& sourc
           {'s', max_of(conn, "sessions", "session_id")},
           {'c', max_of(conn, "candidate_timings", "timing_id")},
           {'r', max_of(conn, "reference_timings", "timing_id")},
-          {'a', max_of(conn, "submission_reference_timings", "timing_id")}};
+          {'a', max_of(conn, "submission_reference_timings", "timing_id")},
+          {'b', max_of(conn, "baseline_timings", "timing_id")}};
       for (const auto& rule : rules()) {
         copy_table(conn, rule, offsets, detail::dump_json(source_note));
       }

@@ -295,7 +295,37 @@ ALTER TABLE generations_v9 RENAME TO generations;
 CREATE INDEX generations_by_submission ON generations (submission_id);
 )sql";
 
-constexpr std::array<Migration, 9> all_migrations{{
+// Version 10: baselines besides eager (`kbx eval --baseline eager,compile`): the raw samples of
+// torch.compile of each task's reference, per session, task, device and baseline, shaped like
+// reference_timings. Eager's stay in reference_timings; stores before 10 have eager alone.
+constexpr const char* baseline_timings_sql = R"sql(
+CREATE TABLE baseline_timings (
+  timing_id         INTEGER PRIMARY KEY,
+  session_id        INTEGER NOT NULL REFERENCES sessions (session_id),
+  task_key          TEXT NOT NULL,
+  device            TEXT NOT NULL DEFAULT '',
+  baseline          TEXT NOT NULL,
+  workload_index    INTEGER NOT NULL,
+  status            TEXT NOT NULL,
+  error             TEXT NOT NULL,
+  warmup_calls      INTEGER NOT NULL,
+  method            TEXT NOT NULL DEFAULT 'events',
+  method_note       TEXT NOT NULL DEFAULT '',
+  events_median_ms  REAL,
+  brackets_min_ms   REAL,
+  kernel_busy_ms    REAL,
+  host_ms           REAL,
+  UNIQUE (session_id, task_key, device, baseline, workload_index)
+);
+CREATE TABLE baseline_samples (
+  timing_id     INTEGER NOT NULL REFERENCES baseline_timings (timing_id) ON DELETE CASCADE,
+  sample_index  INTEGER NOT NULL,
+  time_ms       REAL,
+  PRIMARY KEY (timing_id, sample_index)
+) WITHOUT ROWID;
+)sql";
+
+constexpr std::array<Migration, 10> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
@@ -305,6 +335,7 @@ constexpr std::array<Migration, 9> all_migrations{{
     {7, "workload_inputs", workload_inputs_sql},
     {8, "serve_requests", serve_requests_sql},
     {9, "generation_runs", generation_runs_sql},
+    {10, "baseline_timings", baseline_timings_sql},
 }};
 
 }  // namespace

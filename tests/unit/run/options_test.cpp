@@ -1,0 +1,80 @@
+// RunOptions: `--baseline` parsing, the baselines in the run's identity, and a resume that would
+// change them refused.
+#include "kbx/run/options.h"
+
+#include <gtest/gtest.h>
+
+#include "kbx/common/error.h"
+#include "kbx/run/runner.h"
+#include "kbx/store/database.h"
+#include "support/test_support.h"
+
+namespace kbx::run {
+namespace {
+
+using kbx::testing::ScopedTempDir;
+using Names = std::vector<std::string>;
+
+TEST(ParseBaselines, EagerIsAlwaysFirstAndCompileAloneMeansBoth) {
+  EXPECT_EQ(parse_baselines("eager").value(), (Names{"eager"}));
+  EXPECT_EQ(parse_baselines("eager,compile").value(), (Names{"eager", "compile"}));
+  EXPECT_EQ(parse_baselines("compile").value(), (Names{"eager", "compile"}));
+  EXPECT_EQ(parse_baselines("compile, eager,compile").value(), (Names{"eager", "compile"}));
+}
+
+TEST(ParseBaselines, AnythingElseIsAUsageErrorNamingTheChoices) {
+  for (const char* bad : {"", "inductor", "eager,,compile", "eager;compile"}) {
+    auto parsed = parse_baselines(bad);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(parsed.error().what()).find("eager, compile or eager,compile"),
+              std::string::npos);
+  }
+}
+
+TEST(RunOptionsIdentity, HoldsTheBaselinesOnlyWhenCompileIsAmongThem) {
+  RunOptions o;
+  EXPECT_FALSE(o.identity().contains("baselines"));  // runs made before: eager implicitly
+  EXPECT_FALSE(o.compile_baseline());
+  o.baselines = {"eager", "compile"};
+  EXPECT_EQ(o.identity()["baselines"], Json::array({"eager", "compile"}));
+  EXPECT_TRUE(o.compile_baseline());
+}
+
+TEST(CheckIdentity, AResumeMayNeitherAddNorDropTheCompileBaseline) {
+  ScopedTempDir dir;
+  suite::Suite suite;
+  RunOptions eager;
+  eager.out_dir = dir.path();
+  RunOptions both = eager;
+  both.baselines = {"eager", "compile"};
+  {
+    auto db = store::Database::open(dir.path() / "eager.db");
+    check_identity(*db, eager, suite);
+    check_identity(*db, eager, suite);  // the same options resume
+    EXPECT_THROW(check_identity(*db, both, suite), Error);
+  }
+  auto db = store::Database::open(dir.path() / "both.db");
+  check_identity(*db, both, suite);
+  check_identity(*db, both, suite);
+  try {
+    check_identity(*db, eager, suite);
+    FAIL() << "a resume without the compile baseline was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("baselines"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckIdentity, ARunMadeBeforeBaselinesExistedResumesWithEager) {
+  ScopedTempDir dir;
+  auto db = store::Database::open(dir.path() / "kbx.db");
+  RunOptions o;
+  Json old = o.identity();
+  old.erase("baselines");
+  db->set_run_config(old);
+  EXPECT_NO_THROW(check_identity(*db, o, suite::Suite{}));
+}
+
+}  // namespace
+}  // namespace kbx::run
