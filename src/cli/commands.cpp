@@ -216,6 +216,16 @@ struct EvalArgs {
   double perf_scale = 1;
 };
 
+/// The suite a run evaluates against: its root's tasks, with the perf workloads shrunk by
+/// --perf-scale (suite::apply_perf_scale; a no-op at 1).
+suite::Suite load_run_suite(const run::RunOptions& options) {
+  auto s = load_suite_or_throw(options.suite_root);
+  for (suite::Task& task : s.tasks) {
+    suite::apply_perf_scale(task, options.perf_scale);
+  }
+  return s;
+}
+
 /// The run's labels from --method, --model, --round and --label KEY=VALUE, checked.
 std::map<std::string, std::string> parse_labels(const EvalArgs& a) {
   std::map<std::string, std::string> out;
@@ -343,10 +353,7 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   auto options = eval_options(a, argv);
   // One writer per folder, taken before anything is read or written (docs/architecture.md).
   auto lock = FolderLock::acquire(options.out_dir, argv);
-  auto s = load_suite_or_throw(options.suite_root);
-  for (suite::Task& task : s.tasks) {
-    suite::apply_perf_scale(task, options.perf_scale);
-  }
+  auto s = load_run_suite(options);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   sandbox::set_cancel_flag(&g_stop);
@@ -618,7 +625,7 @@ int cmd_generate(const GenerateArgs& g, const EvalArgs& e, const std::vector<std
   auto options = generate_options(g, e, argv);
   auto client_opts = client_options(g);
   auto lock = FolderLock::acquire(options.run.out_dir, argv);
-  auto s = load_suite_or_throw(options.run.suite_root);
+  auto s = load_run_suite(options.run);
   std::vector<const suite::Task*> tasks;
   for (const auto& t : s.tasks) {
     if (run::task_selected(e.tasks, t.key)) {
@@ -742,7 +749,7 @@ int cmd_serve(const ServeArgs& s, const EvalArgs& e, const std::vector<std::stri
   options.limits.body_bytes_max = std::max<std::size_t>(1U << 20, 2 * s.max_code_bytes + 65536);
   http.threads = s.threads > 0 ? s.threads : s.queue + options.run.jobs + 32;
   auto lock = FolderLock::acquire(options.run.out_dir, argv);
-  auto suite = load_suite_or_throw(options.run.suite_root);
+  auto suite = load_run_suite(options.run);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   sandbox::set_cancel_flag(&g_stop);
@@ -787,7 +794,7 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
     options.controls.push_back(n);
   }
   auto lock = FolderLock::acquire(options.run.out_dir, argv);
-  auto s = load_suite_or_throw(options.run.suite_root);
+  auto s = load_run_suite(options.run);
   std::vector<const suite::Task*> tasks;
   std::string patterns = fmt::format("{}", fmt::join(c.tasks, ","));
   for (const auto& t : s.tasks) {
