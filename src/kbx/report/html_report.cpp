@@ -226,6 +226,21 @@ std::string summary_card(const NamedRun& run) {
                                  c.verdicts.same, c.verdicts.slower, c.verdicts.ambiguous,
                                  percent(c.fast_1_pass, t.total)));
   }
+  if (SamplingCounts c = count_sampling(m); c.timed > 0) {
+    out += card_line(
+        "Sampling",
+        fmt::format("<span title=\"workloads whose median's 95% interval is within {:.0f}% "
+                    "(docs/metrics.md, Adaptive sampling)\">{} of {} within {:.0f}%</span>{}{}",
+                    stats::kMedianCiTarget * 100, c.met, c.timed, stats::kMedianCiTarget * 100,
+                    c.brackets > 0 ? fmt::format(", {} by brackets", c.brackets) : "",
+                    c.at_budget() > 0 ? fmt::format(", {} at the budget", c.at_budget()) : ""));
+  }
+  if (m.perf_scale != 1) {
+    out += card_line("Perf scale",
+                     fmt::format("{:g} of the workloads' bytes (not comparable with full-size "
+                                 "runs)",
+                                 m.perf_scale));
+  }
   out += card_line("Device", escape(m.device.empty() ? "-" : m.device));
   std::string labels = labels_text(m);
   out += card_line("Labels", escape(labels.empty() ? "-" : labels));

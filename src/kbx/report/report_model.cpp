@@ -148,6 +148,28 @@ std::string sampling_outcome(const stats::Summary& ms, bool timed_by_bracket) {
   return ms.median_ci_rel <= stats::kMedianCiTarget * (1 + 1e-9) ? "ci" : "budget";
 }
 
+SamplingCounts count_sampling(const ReportModel& model) {
+  SamplingCounts c;
+  for (const SubmissionRow& r : model.rows) {
+    if (!r.perf_ok) {
+      continue;
+    }
+    for (const WorkloadRow& w : r.workloads) {
+      ++c.timed;
+      std::string outcome = sampling_outcome(w.candidate_ms, w.timed_by_bracket);
+      if (outcome == "ci") {
+        ++c.met;
+      } else if (outcome == "brackets") {
+        ++c.brackets;
+      } else if (c.widest_at.empty() || !(w.candidate_ms.median_ci_rel <= c.widest)) {
+        c.widest = w.candidate_ms.median_ci_rel;
+        c.widest_at = fmt::format("{} workload {}", r.file, w.index);
+      }
+    }
+  }
+  return c;
+}
+
 namespace {
 
 // A time that can divide and be divided: samples with a positive, finite median.

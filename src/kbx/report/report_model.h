@@ -66,6 +66,16 @@ struct BaselineSpeedup {
 /// for bracket timings, "budget" otherwise (the worker stopped at its time or sample limit).
 std::string sampling_outcome(const stats::Summary& ms, bool timed_by_bracket);
 
+/// How sampling ended over the candidates' timed workloads of a model's perf_ok rows.
+struct SamplingCounts {
+  std::size_t timed = 0;
+  std::size_t met = 0;       ///< "ci"
+  std::size_t brackets = 0;  ///< "brackets"
+  double widest = 0;         ///< the widest interval among those at the budget (may be inf)
+  std::string widest_at;     ///< "<file> workload <index>", empty when none is at the budget
+  [[nodiscard]] std::size_t at_budget() const { return timed - met - brackets; }
+};
+
 /// The code-quality figures of one submission (radon, docs/metrics.md); absent when not measured.
 struct CodeQuality {
   std::optional<double> complexity;       ///< metrics.json's code_quality
@@ -222,5 +232,8 @@ ReportModel build_report_model(store::Database& db);
 /// store has no such submission. For `kbx serve`, which answers one verdict at a time.
 std::optional<SubmissionRow> build_submission_row(store::Database& db,
                                                   const std::string& submission_id);
+
+/// Sampling outcomes (sampling_outcome) counted over `model`'s timed workloads.
+SamplingCounts count_sampling(const ReportModel& model);
 
 }  // namespace kbx::report

@@ -174,45 +174,23 @@ std::string render_utilisation(const ReportModel& model) {
 // How adaptive sampling ended for the candidates' timed workloads: how many met the interval
 // target, and the widest of those that stopped at the budget.
 std::string render_sampling(const ReportModel& model) {
-  std::size_t timed = 0;
-  std::size_t met = 0;
-  std::size_t brackets = 0;
-  double widest = 0;
-  std::string widest_at;
-  for (const SubmissionRow& r : model.rows) {
-    if (!r.perf_ok) {
-      continue;
-    }
-    for (const WorkloadRow& w : r.workloads) {
-      ++timed;
-      std::string outcome = sampling_outcome(w.candidate_ms, w.timed_by_bracket);
-      if (outcome == "ci") {
-        ++met;
-      } else if (outcome == "brackets") {
-        ++brackets;
-      } else if (!(w.candidate_ms.median_ci_rel <= widest)) {
-        widest = w.candidate_ms.median_ci_rel;
-        widest_at = fmt::format("{} workload {}", r.file, w.index);
-      }
-    }
-  }
-  if (timed == 0) {
+  SamplingCounts c = count_sampling(model);
+  if (c.timed == 0) {
     return {};
   }
   std::string out = fmt::format("Sampling: {} of {} workloads within {:.0f}% (median's 95% "
                                 "interval)",
-                                met, timed, stats::kMedianCiTarget * 100);
-  if (brackets > 0) {
-    out += fmt::format(", {} by brackets", brackets);
+                                c.met, c.timed, stats::kMedianCiTarget * 100);
+  if (c.brackets > 0) {
+    out += fmt::format(", {} by brackets", c.brackets);
   }
-  std::size_t at_budget = timed - met - brackets;
-  if (at_budget == 0) {
+  if (c.at_budget() == 0) {
     return out + "\n";
   }
-  out += fmt::format(", {} at the budget\n", at_budget);
-  return out + clip(fmt::format("  widest at the budget: {}, {}", widest_at,
-                                std::isfinite(widest) ? fmt::format("+-{:.1f}%", widest * 100)
-                                                      : std::string("too few samples")),
+  out += fmt::format(", {} at the budget\n", c.at_budget());
+  return out + clip(fmt::format("  widest at the budget: {}, {}", c.widest_at,
+                                std::isfinite(c.widest) ? fmt::format("+-{:.1f}%", c.widest * 100)
+                                                        : std::string("too few samples")),
                     max_line_chars) +
          "\n";
 }

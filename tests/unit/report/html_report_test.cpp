@@ -76,6 +76,23 @@ TEST(HtmlReport, ShowsTheRunsFigures) {
   EXPECT_NE(html.find("<tr data-category=\"Math\">"), std::string::npos);
 }
 
+TEST(HtmlReport, TheCardSaysHowSamplingEndedAndAShrunkRunsScale) {
+  NamedRun run = sample_run("runs/a");
+  std::string plain = render_html_report({run}, "kbx");
+  EXPECT_EQ(plain.find("<td>Sampling</td>"), std::string::npos);  // no workloads timed
+  EXPECT_EQ(plain.find("<td>Perf scale</td>"), std::string::npos);
+  WorkloadRow steady;
+  steady.candidate_ms = stats::summarize(std::vector<double>(40, 1.0));
+  WorkloadRow noisy;
+  noisy.index = 1;
+  noisy.candidate_ms = stats::summarize(std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8});
+  run.model.rows[0].workloads = {steady, noisy};
+  run.model.perf_scale = 0.5;
+  std::string html = render_html_report({run}, "kbx");
+  EXPECT_NE(html.find("1 of 2 within 1%</span>, 1 at the budget"), std::string::npos);
+  EXPECT_NE(html.find("<td>Perf scale</td><td>0.5 of the workloads' bytes"), std::string::npos);
+}
+
 TEST(HtmlReport, DrawsOnePointAndIntervalPerTimedTask) {
   std::string html = render_html_report({sample_run("runs/a")}, "kbx");
   EXPECT_EQ(count_of(html, "<circle class=\"point\""), 2U);
