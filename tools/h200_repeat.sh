@@ -3,7 +3,10 @@
 # submissions, evaluated RUNS times back to back, each with fresh reference and Triton caches, then
 # tools/repeatability.py over the runs (self-check and run-to-run spread, issue 7's figures).
 # usage: tools/h200_repeat.sh [RUNS (2)] [TASK_GLOBS (all)]
-#   env: RESULTS (/tmp/kbx-repeat), OUT, EVAL_ARGS (more kbx eval flags, e.g. "--reference-timing adjacent")
+#   env: RESULTS (/tmp/kbx-repeat), OUT, EVAL_ARGS (more kbx eval flags, e.g. "--reference-timing adjacent"),
+#        RUN_TIMEOUT_S (each run stopped after this many seconds; 0 = none): with OUT, each run's log
+#        goes to OUT as it is written and its store is copied even after a timeout, so a device
+#        call that runs out of time still brings back what was measured
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -21,12 +24,14 @@ dirs=()
 for i in $(seq 1 "$runs"); do
   export KBX_CACHE_DIR="$results/cache$i" TRITON_CACHE_DIR="$results/triton$i"
   t0=$(date +%s.%N)
-  "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda --no-require-triton ${EVAL_ARGS:-} \
-    >"$results/run$i.log" 2>&1
+  log="$results/run$i.log"
+  [ -n "${OUT:-}" ] && log="$OUT/run$i.log" && ln -sf "$log" "$results/run$i.log"
+  timeout "${RUN_TIMEOUT_S:-0}" "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda \
+    --no-require-triton ${EVAL_ARGS:-} >"$log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   echo "run $i: exit $rc, $(grep -c ' ok ' "$results/run$i.log") ok, wall $("$py" -c "print(round($t1 - $t0, 1))") s"
   dirs+=("$results/run$i")
-  [ -n "${OUT:-}" ] && cp "$results/run$i/kbx.db" "$OUT/run$i.db"
+  [ -n "${OUT:-}" ] && cp "$results/run$i/kbx.db" "$OUT/run$i.db" 2>/dev/null
 done
 "$py" tools/repeatability.py "${dirs[@]}"
