@@ -295,7 +295,8 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
         else:
             n = len(samples)
             wanted = math.ceil(n * (rel / settings.ci_target) ** 2 * 1.1) - n if math.isfinite(rel) else n
-            affordable = int((settings.ci_budget_ms - spent_ms) / (spent_ms / n)) + 1
+            per_sample_ms = max(spent_ms / n, 1e-6)
+            affordable = int((settings.ci_budget_ms - spent_ms) / per_sample_ms) + 1
             more = min(max(wanted, BATCH), affordable, settings.ci_max_samples - n)
             samples += batches.take(call, flush_buffer, max(1, more))
             continue
