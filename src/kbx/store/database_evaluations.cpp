@@ -123,6 +123,12 @@ CaseRecord read_case(const Statement& st, int first) {
   return c;
 }
 
+// The columns append_timing_row reads, for a timings table `t` joined with its samples `s`.
+constexpr const char* timing_row_columns =
+    "t.workload_index, t.status, t.error, t.warmup_calls, t.method, t.method_note, "
+    "t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms, s.sample_index, "
+    "s.time_ms";
+
 // One row of a timings-LEFT-JOIN-samples query, columns from `first`: workload_index, status,
 // error, warmup_calls, method, method_note, events_median_ms, brackets_min_ms, kernel_busy_ms,
 // host_ms, sample_index (NULL when the workload has no samples), time_ms.
@@ -172,12 +178,10 @@ void read_candidate_timings(Connection conn,
                             const std::map<std::string, EvaluationRecord*>& by_id,
                             const std::string* only = nullptr) {
   std::string sql = fmt::format(
-      "SELECT t.submission_id, t.workload_index, t.status, t.error, t.warmup_calls, "
-      "t.method, t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-      "t.host_ms, s.sample_index, s.time_ms FROM candidate_timings t "
+      "SELECT t.submission_id, {} FROM candidate_timings t "
       "LEFT JOIN candidate_samples s ON s.timing_id = t.timing_id {}"
       "ORDER BY t.submission_id, t.workload_index, s.sample_index",
-      only != nullptr ? "WHERE t.submission_id = ? " : "");
+      timing_row_columns, only != nullptr ? "WHERE t.submission_id = ? " : "");
   Statement st(conn, sql.c_str());
   if (only != nullptr) {
     st.bind_all(*only);
@@ -322,14 +326,12 @@ std::optional<std::vector<TimingRecord>> Database::reference_timings(std::int64_
   std::lock_guard lock(mutex_);
   const bool own = !submission_id.empty();
   const std::string sql =
-               fmt::format("SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
-                           "t.method_note, t.events_median_ms, t.brackets_min_ms, "
-                           "t.kernel_busy_ms, t.host_ms, s.sample_index, s.time_ms FROM {0}timings t "
+               fmt::format("SELECT {2} FROM {0}timings t "
                            "LEFT JOIN {0}samples s ON s.timing_id = t.timing_id "
                            "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ?{1} "
                            "ORDER BY t.workload_index, s.sample_index",
                            own ? "submission_reference_" : "reference_",
-                           own ? " AND t.submission_id = ?" : "");
+                           own ? " AND t.submission_id = ?" : "", timing_row_columns);
   Statement st(Connection{db_, &path_}, sql.c_str());
   if (own) {
     st.bind_all(session_id, task_key, device, submission_id);
@@ -379,12 +381,12 @@ std::optional<std::vector<TimingRecord>> Database::baseline_timings(std::int64_t
                                                                     const std::string& device) {
   std::lock_guard lock(mutex_);
   Statement st(Connection{db_, &path_},
-               "SELECT t.workload_index, t.status, t.error, t.warmup_calls, t.method, "
-               "t.method_note, t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, "
-               "t.host_ms, s.sample_index, s.time_ms FROM baseline_timings t "
-               "LEFT JOIN baseline_samples s ON s.timing_id = t.timing_id "
-               "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? AND t.baseline = ? "
-               "ORDER BY t.workload_index, s.sample_index");
+               fmt::format("SELECT {} FROM baseline_timings t "
+                           "LEFT JOIN baseline_samples s ON s.timing_id = t.timing_id "
+                           "WHERE t.session_id = ? AND t.task_key = ? AND t.device = ? AND "
+                           "t.baseline = ? ORDER BY t.workload_index, s.sample_index",
+                           timing_row_columns)
+                   .c_str());
   st.bind_all(session_id, task_key, device, baseline);
   std::vector<TimingRecord> out;
   while (st.step()) {
