@@ -112,14 +112,18 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
 
     With the kernel inventory's `recorder`, every workload is timed with CUPTI detached (it slows
     every launch and synchronisation, even with its records off), then each workload that timed
-    ok gets INVENTORY_CALLS more calls with CUPTI recording, on inputs built again from the same
-    seed (`inventory_calls`). One detach and one attach per request: each costs milliseconds."""
+    ok gets INVENTORY_CALLS more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
+    recording, on inputs built again from the same seed (`inventory_calls`). One detach and one
+    attach per request: each costs milliseconds."""
     results: list[dict] = []
     faulted = False
+    begin = _perf_counter()
     with inventory.paused(recorder if device == "cuda" else None, _synchronize):
         if device == "cuda" and workloads:
             spin_up(flush_buffer, settings.spin_up_ms)
             _cycles_per_ms.clear()  # calibrated again at the clocks of this request
+            _flush_ms.clear()
+        setup_ms = (_perf_counter() - begin) * 1e3
         for w in workloads:
             if device != "cuda":
                 results.append(_error(w, make_error("protocol_error",
@@ -131,12 +135,18 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                 result = _time_one(entry, builders, w, settings, flush_buffer)
                 faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
                 results.append(result)
+    if results and results[0]["status"] == "ok":
+        results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up
     if recorder is not None and device == "cuda" and not faulted:
         for i, (w, result) in enumerate(zip(workloads, results)):
             if result["status"] != "ok":
                 continue
+            begin = _perf_counter()
+            # One recorded call suffices for a long one (its kernels are the same each time).
+            long_call = _median(result["samples_ms"]) > INVENTORY_LONG_CALL_MS
             inventory_result = _inventory_one(entry, builders, w, settings, flush_buffer,
-                                              recorder)
+                                              recorder, 1 if long_call else INVENTORY_CALLS)
+            inventory_ms = (_perf_counter() - begin) * 1e3
             if inventory_result["status"] != "ok":
                 results[i] = inventory_result
                 if inventory_result["error"]["kind"] == "gpu_fault":
@@ -144,6 +154,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                     break
             else:
                 result.update(inventory_result["extra"])
+                result["phase_ms"]["inventory"] = inventory_ms
     return results, faulted
 
 
@@ -164,17 +175,25 @@ def _failed(workload: dict, e: BaseException) -> dict:
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
               flush_buffer) -> dict:
     try:
+        t0 = _perf_counter()
         call = _call_of(entry, builders, workload)
+        t1 = _perf_counter()
         flush = flush_buffer if settings.flush_l2 else None
         extra: dict = {}
         samples, warmup_calls = sample(call, settings, flush, extra)
+        t2 = _perf_counter()
         bracket = bracket_samples(call, flush)
+        t3 = _perf_counter()
         if settings.do_bench:
             extra["do_bench_ms"] = _do_bench_median(call)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
         return _failed(workload, e)
+    # Where the request's wall time went (informative only: `kbx eval --trace` draws it).
+    warmup_ms = extra.pop("warmup_ms", 0.0)
+    phases = {"inputs": (t1 - t0) * 1e3, "warmup": warmup_ms,
+              "samples": (t2 - t1) * 1e3 - warmup_ms, "brackets": (t3 - t2) * 1e3}
     return {"index": workload["index"], "status": "ok", "samples_ms": samples,
-            "warmup_calls": warmup_calls, "bracket_ms": bracket, **extra}
+            "warmup_calls": warmup_calls, "bracket_ms": bracket, "phase_ms": phases, **extra}
 
 
 def _do_bench_median(call: Callable[[], Any]) -> float:
@@ -186,29 +205,52 @@ def _do_bench_median(call: Callable[[], Any]) -> float:
 
 
 def _inventory_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
-                   flush_buffer, recorder: Any) -> dict:
+                   flush_buffer, recorder: Any, count: int) -> dict:
     try:
         call = _call_of(entry, builders, workload)
         extra: dict = {}
-        inventory_calls(call, flush_buffer if settings.flush_l2 else None, recorder, extra)
+        inventory_calls(call, flush_buffer if settings.flush_l2 else None, recorder, extra, count)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
         return _failed(workload, e)
     return {"status": "ok", "extra": extra}
 
 
+SPIN_UP_CYCLES = 1_000_000   # one clock reading: a sleep of this many GPU cycles
+SPIN_UP_STEADY = 0.02        # readings that agree this closely ...
+SPIN_UP_READINGS = 3         # ... this many times running: the clock is steady
+
+
 def spin_up(buffer, ms: float) -> None:
-    """Keeps the GPU busy for about `ms` so its clocks leave idle before the first workload.
+    """Keeps the GPU busy until its clock is steady, at most about `ms`, so that its clocks have left
+    idle before the first workload.
 
     An idle H200 sits at a few hundred MHz; without this, the first workload of a request (often
-    the smallest) is timed partly at low clocks.
+    the smallest) is timed partly at low clocks. Each step zeroes the flush buffer twice (load) and
+    reads the clock: the events' time for a sleep of SPIN_UP_CYCLES. When SPIN_UP_READINGS readings
+    in a row agree within SPIN_UP_STEADY, the clock has settled (a GPU that was busy a moment ago
+    settles in the first three steps, about 2 ms, instead of the whole `ms`).
     """
     if buffer is None or ms <= 0:
         return
     begin = _perf_counter()
+    readings: list[float] = []
     while (_perf_counter() - begin) * 1e3 < ms:
-        for _ in range(8):
+        for _ in range(2):
             _zero(buffer)
+        if _sleep is None:
+            _synchronize()
+            continue
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        _record(start)
+        _sleep(SPIN_UP_CYCLES)
+        _record(end)
         _synchronize()
+        reading = float(_elapsed_time(start, end))
+        readings.append(reading if reading > 0 else math.nan)
+        last = readings[-SPIN_UP_READINGS:]
+        if (len(last) == SPIN_UP_READINGS and all(math.isfinite(x) for x in last)
+                and max(last) <= min(last) * (1 + SPIN_UP_STEADY)):
+            return
 
 
 def _error(workload: dict, error: dict) -> dict:
@@ -229,13 +271,16 @@ def _flush(buffer, recorder: Any) -> None:
         _zero(buffer)
 
 
-BATCH = 20            # samples enqueued behind one head start
-HEAD_START_MIN_MS = 0.5
+BATCH = 32            # samples enqueued behind one head start
+HEAD_START_MIN_MS = 0.1
 HEAD_START_MAX_MS = 20.0
-HEAD_START_MARGIN = 2.0   # head start = margin x the host's time to enqueue the batch
+HEAD_START_MARGIN = 2.0   # head start = margin x what the host would otherwise lag the GPU by
 CYCLES_PER_MS_MIN = 2e5
 CYCLES_PER_MS_MAX = 4e6
+BLOCK_PROBE_MS = 2.0      # the GPU sleep a call is launched behind to see whether it waits for it
+FLUSH_MS_MAX = 5.0
 _cycles_per_ms: list[float] = []
+_flush_ms: list[float] = []
 
 
 def _gpu_cycles_per_ms() -> float | None:
@@ -260,6 +305,43 @@ def _gpu_cycles_per_ms() -> float | None:
     return _cycles_per_ms[0]
 
 
+def _flush_gpu_ms(flush_buffer) -> float:
+    """The GPU's time for one L2 flush (ms), measured once per request; 0 without a buffer."""
+    if flush_buffer is None:
+        return 0.0
+    if not _flush_ms:
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        _record(start)
+        for _ in range(4):
+            _zero(flush_buffer)
+        _record(end)
+        _synchronize()
+        ms = float(_elapsed_time(start, end)) / 4
+        _flush_ms.append(min(FLUSH_MS_MAX, ms) if ms > 0 else 0.0)  # NaN and forgeries: 0
+    return _flush_ms[0]
+
+
+def blocks_host(call: Callable[[], Any], launch_ms: float) -> bool:
+    """Whether `call` waits for the GPU before it returns (a solve checking its info, .item(), a
+    masked_select sizing its output): launched behind a GPU sleep of BLOCK_PROBE_MS, such a call
+    returns only after the sleep, while one that merely enqueues work returns in its usual launch
+    time. Asked twice, both must agree. A head start cannot help a call that blocks: the call
+    waits for it, and the sleep, sized for a batch, is spent once per sample."""
+    cycles = _gpu_cycles_per_ms()
+    if cycles is None or not math.isfinite(launch_ms):
+        return False
+    for _ in range(2):
+        _synchronize()
+        _sleep(int(cycles * BLOCK_PROBE_MS))
+        begin = _perf_counter()
+        call()
+        host_ms = (_perf_counter() - begin) * 1e3
+        _synchronize()
+        if host_ms < launch_ms + 0.5 * BLOCK_PROBE_MS:
+            return False
+    return True
+
+
 def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
            extra: dict | None = None) -> tuple[list[float], int]:
     """Warms `call` up, then times it with events; returns (samples in ms, warm-up calls), and puts
@@ -278,8 +360,12 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     the count the interval's width predicts (width shrinks as 1/sqrt(n)), within what is left of
     ci_budget_ms and ci_max_samples. extra["sampling"]: "ci" (interval reached), "budget",
     "max_samples", or "plan" (no target)."""
+    begin = _perf_counter()
     warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
-    batches = _Batches(settings, best_launch_ms)
+    blocking = (settings.head_start and best_ms < HEAD_START_MAX_MS
+                and blocks_host(call, best_launch_ms))
+    warmup_ms = (_perf_counter() - begin) * 1e3
+    batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer, head_start=not blocking)
     begin = _perf_counter()
     samples = batches.take(call, flush_buffer, plan_samples(settings, best_ms))
     stop = "plan"
@@ -298,27 +384,53 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
             per_sample_ms = max(spent_ms / n, 1e-6)
             affordable = int((settings.ci_budget_ms - spent_ms) / per_sample_ms) + 1
             more = min(max(wanted, BATCH), affordable, settings.ci_max_samples - n)
+            batches.gpu_per_sample_ms = _median(samples) + batches.flush_ms
             samples += batches.take(call, flush_buffer, max(1, more))
             continue
         break
     if extra is not None:
         extra["host_ms"] = batches.host_total_ms / len(samples)
         extra["sampling"] = stop
+        extra["warmup_ms"] = warmup_ms
+        if blocking:
+            extra["blocks_host"] = True
     return samples, warmup_calls
 
 
-class _Batches:
-    """Enqueues samples in batches behind head starts; keeps the host's pace and the margin
-    between rounds of one workload."""
+def _median(xs: list[float]) -> float:
+    ys = sorted(xs)
+    return ys[len(ys) // 2] if ys else 0.0
 
-    def __init__(self, settings: Settings, best_launch_ms: float):
-        self.cycles = _gpu_cycles_per_ms() if settings.head_start else None
+
+class _Batches:
+    """Enqueues samples in batches behind head starts; keeps the host's pace, the GPU's time per
+    sample and the margin between rounds of one workload.
+
+    A batch of n samples runs back to back on the GPU when the sleep ahead of it lasts at least
+    n x (h - g) + min(h, g), h the host's time to enqueue a sample and g the GPU's time for one
+    (flush and call): the GPU falls behind by h - g per sample while the host is slower, and never
+    waits once it is faster. The sleep is that, times the margin, within HEAD_START_MIN_MS and
+    HEAD_START_MAX_MS. g starts from the warm-up (the GPU's time left once the call returned: a
+    lower bound, so the first round errs long) and then is the last round's median plus the flush.
+    If the GPU has begun a batch's last sample by the time the host has enqueued it, the GPU may
+    have waited for the host: the margin doubles, up to 4x its start."""
+
+    def __init__(self, settings: Settings, best_ms: float, best_launch_ms: float, flush_buffer,
+                 head_start: bool = True):
+        self.cycles = _gpu_cycles_per_ms() if settings.head_start and head_start else None
         # The first batch's guess (the warm-up's fastest launch, plus the flush and the events);
         # then what the host took per sample.
         self.host_per_sample_ms = (best_launch_ms if math.isfinite(best_launch_ms) else 0.2) + 0.02
+        self.flush_ms = _flush_gpu_ms(flush_buffer) if self.cycles is not None else 0.0
+        gpu_tail = best_ms - best_launch_ms
+        self.gpu_per_sample_ms = (max(0.0, gpu_tail) if math.isfinite(gpu_tail) else 0.0) + self.flush_ms
         self.host_total_ms = 0.0
         self.margin = HEAD_START_MARGIN
-        self.head_end = _Event() if self.cycles is not None else None
+
+    def head_start_ms(self, size: int) -> float:
+        h, g = self.host_per_sample_ms, max(0.0, self.gpu_per_sample_ms)
+        wanted = self.margin * (size * max(0.0, h - g) + min(h, g))
+        return min(HEAD_START_MAX_MS, max(HEAD_START_MIN_MS, wanted))
 
     def take(self, call: Callable[[], Any], flush_buffer, count: int) -> list[float]:
         """Takes `count` samples; reads them after one synchronisation at the end."""
@@ -327,23 +439,20 @@ class _Batches:
         while done < count:
             # As many samples as the longest head start covers, so the GPU never catches up with a
             # host that launches slowly (many small PyTorch calls per sample).
-            size = max(1, min(BATCH, int(HEAD_START_MAX_MS /
-                                         (self.margin * max(self.host_per_sample_ms, 1e-3)))))
+            lag = self.margin * max(self.host_per_sample_ms - max(0.0, self.gpu_per_sample_ms), 1e-3)
+            size = max(1, min(BATCH, int(HEAD_START_MAX_MS / lag), count - done))
             batch = events[done:done + size]
             if self.cycles is not None:
-                head_ms = min(HEAD_START_MAX_MS,
-                              max(HEAD_START_MIN_MS, self.margin * self.host_per_sample_ms * len(batch)))
-                _sleep(int(self.cycles * head_ms))
-                _record(self.head_end)
+                _sleep(int(self.cycles * self.head_start_ms(len(batch))))
             begin = _perf_counter()
             for start, end in batch:
                 _flush(flush_buffer, None)
                 _record(start)
                 call()
                 _record(end)
-            if self.head_end is not None and len(batch) > 1 and _query(self.head_end):
-                # The sleep ended before the host had enqueued the batch (the GPU clock ran faster
-                # than calibrated, or the host stalled): a longer head start for the next batches.
+            if self.cycles is not None and len(batch) > 1 and _query(batch[-1][0]):
+                # The GPU reached the batch's last sample before the host had enqueued it: it may
+                # have waited for the host on the way. A longer head start from now on.
                 self.margin = min(4 * HEAD_START_MARGIN, 2 * self.margin)
             host_ms = (_perf_counter() - begin) * 1e3
             self.host_total_ms += host_ms
@@ -355,6 +464,7 @@ class _Batches:
 
 BRACKET_SAMPLES = 3
 INVENTORY_CALLS = 3
+INVENTORY_LONG_CALL_MS = 10.0  # calls longer than this get one inventory call
 
 
 def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES
@@ -422,12 +532,22 @@ def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float, f
     return calls, best_ms, best_launch_ms
 
 
+LONG_ROUND_MS = 100.0       # a first round of min_samples longer than this is cut ...
+LONG_CALL_MIN_SAMPLES = 5   # ... to what fills LONG_ROUND_MS, but never below this many
+
+
 def plan_samples(settings: Settings, per_call_ms: float) -> int:
-    """Samples to take: enough to fill budget_ms at `per_call_ms` each, within [min, max]."""
+    """Samples to take: enough to fill budget_ms at `per_call_ms` each, within [min, max]; calls
+    so long that min_samples of them exceed LONG_ROUND_MS take what fills it, at least
+    LONG_CALL_MIN_SAMPLES (a 0.5 s call: 5 samples, not 10 — long calls are GPU-bound and steady,
+    and the adaptive rounds still follow within ci_budget_ms)."""
     if per_call_ms <= 0:
         wanted = settings.max_samples
     elif math.isinf(per_call_ms):
         wanted = settings.min_samples
     else:
         wanted = math.ceil(settings.budget_ms / per_call_ms)
-    return max(1, min(settings.max_samples, max(settings.min_samples, wanted)))
+    n = max(1, min(settings.max_samples, max(settings.min_samples, wanted)))
+    if math.isfinite(per_call_ms) and per_call_ms * n > LONG_ROUND_MS:
+        n = min(n, max(LONG_CALL_MIN_SAMPLES, math.ceil(LONG_ROUND_MS / per_call_ms)))
+    return n

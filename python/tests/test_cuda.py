@@ -124,16 +124,17 @@ def test_compile_errors_and_out_of_memory_are_classified(zygote, tmp_path, entry
     finish(zygote, worker)
 
 
-def test_spin_up_keeps_the_gpu_busy_for_about_the_asked_time():
+def test_spin_up_stops_once_the_clock_is_steady():
     import time
 
     from kbx_worker import timing
 
     buffer = torch.empty(64 << 20, dtype=torch.uint8, device="cuda")
+    timing.spin_up(buffer, 50.0)  # whatever the clocks were, they are up now
     start = time.perf_counter()
-    timing.spin_up(buffer, 30.0)
+    timing.spin_up(buffer, 50.0)
     elapsed_ms = (time.perf_counter() - start) * 1e3
-    assert 30.0 <= elapsed_ms < 200.0
+    assert elapsed_ms < 40.0  # a busy GPU settles within a few readings
     start = time.perf_counter()
     timing.spin_up(buffer, 0.0)
     assert (time.perf_counter() - start) * 1e3 < 5.0

@@ -34,7 +34,8 @@ def test_bad_settings_are_protocol_errors(raw):
 
 
 @pytest.mark.parametrize("per_call_ms, expected", [
-    (1.0, 40), (0.001, 100), (100.0, 10), (float("inf"), 10), (0.0, 100)])
+    (1.0, 40), (0.001, 100), (100.0, 5), (15.0, 7), (10.0, 10), (500.0, 5), (float("inf"), 10),
+    (0.0, 100)])
 def test_sample_plan_fills_the_budget_within_bounds(per_call_ms, expected):
     settings = timing.Settings(min_samples=10, max_samples=100, budget_ms=40)
     assert timing.plan_samples(settings, per_call_ms) == expected
@@ -117,6 +118,7 @@ def test_each_head_start_covers_its_batch(monkeypatch, launch_ms, drained):
     monkeypatch.setattr(timing, "_perf_counter", lambda: now[0])
     monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: launch_ms)
     monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: False)
     settings = timing.Settings(warmup_ms=0, warmup_min_calls=2, min_samples=10, max_samples=100,
                                budget_ms=20)
     samples, _ = timing.sample(call, settings, None)
@@ -228,3 +230,143 @@ def test_no_target_keeps_the_plan(monkeypatch):
     extra = {}
     samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
     assert 14 <= len(samples) <= 20 and extra["sampling"] == "plan"  # 2 ms at 0.1-0.13 ms
+
+
+def test_each_workload_reports_where_its_time_went(monkeypatch):
+    call = _fake_gpu(monkeypatch, lambda i: 0.5)
+    monkeypatch.setattr(timing, "_call_of", lambda entry, builders, w: call)
+    result = timing._time_one(None, None, {"index": 3, "seed": 1}, _settings(), None)
+    assert result["status"] == "ok"
+    phases = result["phase_ms"]
+    assert list(phases) == ["inputs", "warmup", "samples", "brackets"]
+    assert phases["warmup"] == pytest.approx(3 * 0.5)  # two warm-up calls, one blocking probe
+    assert phases["samples"] == pytest.approx(0.5 * len(result["samples_ms"]))
+    assert phases["brackets"] == pytest.approx(0.5 * timing.BRACKET_SAMPLES)
+    assert "warmup_ms" not in result  # the phase, not a stray field
+
+
+def _gpu_with_a_queue(monkeypatch, host_ms, gpu_ms, blocking):
+    """A host clock and a GPU queue: each call takes the host host_ms and the GPU gpu_ms after the
+    host launched it; a blocking call returns only when the GPU has finished it. Returns the call
+    and the sleeps (ms) enqueued while sampling."""
+    clock = {"host": 0.0, "gpu": 0.0}
+    sleeps: list[float] = []
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            self.t = 0.0
+
+    def sleep(cycles):
+        ms = cycles / 2e6
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + ms
+        sleeps.append(ms)
+
+    def call():
+        clock["host"] += host_ms
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + gpu_ms
+        if blocking:
+            clock["host"] = max(clock["host"], clock["gpu"])
+
+    def record(event):
+        event.t = max(clock["gpu"], clock["host"])
+
+    def synchronize():
+        clock["host"] = max(clock["host"], clock["gpu"])
+
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", record)
+    monkeypatch.setattr(timing, "_query", lambda event: event.t <= clock["gpu"] and
+                        clock["gpu"] <= clock["host"])
+    monkeypatch.setattr(timing, "_sleep", sleep)
+    monkeypatch.setattr(timing, "_synchronize", synchronize)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: clock["host"] / 1e3)
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: gpu_ms)
+    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    return call, sleeps
+
+
+def test_a_call_that_waits_for_the_gpu_gets_no_head_start(monkeypatch):
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.05, gpu_ms=0.2, blocking=True)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(), None, extra)
+    assert extra.get("blocks_host") is True
+    assert sleeps == [timing.BLOCK_PROBE_MS] * 2  # the two probes, then no sleep per sample
+    assert len(samples) >= 10
+
+
+def test_a_call_that_only_enqueues_is_not_taken_for_blocking(monkeypatch):
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.05, gpu_ms=0.2, blocking=False)
+    extra = {}
+    timing.sample(call, _settings(), None, extra)
+    assert "blocks_host" not in extra
+    assert sleeps[0] == timing.BLOCK_PROBE_MS and len(sleeps) > 1  # one probe, then head starts
+
+
+def test_a_gpu_slower_than_the_host_needs_only_a_short_head_start(monkeypatch):
+    """GPU 0.2 ms per sample, host 0.05 ms: once the GPU's pace is known, the sleep covers one
+    sample's launch (times the margin), not the whole batch's."""
+    monkeypatch.setattr(timing, "_sleep", lambda cycles: None)
+    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    batches = timing._Batches(_settings(), best_ms=0.25, best_launch_ms=0.05, flush_buffer=None)
+    batches.host_per_sample_ms, batches.gpu_per_sample_ms = 0.05, 0.2
+    assert batches.head_start_ms(32) == pytest.approx(max(timing.HEAD_START_MIN_MS, 2 * 0.05))
+    # A host slower than the GPU: the batch's lag, n x (h - g) + g, times the margin.
+    batches.host_per_sample_ms, batches.gpu_per_sample_ms = 0.3, 0.1
+    assert batches.head_start_ms(10) == pytest.approx(2 * (10 * 0.2 + 0.1))
+    assert batches.head_start_ms(1000) == timing.HEAD_START_MAX_MS
+
+
+@pytest.mark.parametrize("host_ms, gpu_ms", [(0.05, 0.2), (0.2, 0.05), (0.1, 0.1), (1.0, 0.02)])
+def test_the_gpu_never_waits_for_the_host_inside_a_sample(monkeypatch, host_ms, gpu_ms):
+    """On the queue model, each sample's events span exactly the GPU's time for it: the GPU never
+    waits for the host's launch between a start event and its call's work."""
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=host_ms, gpu_ms=gpu_ms, blocking=False)
+    spans = []
+    original = timing._record
+    pending = []
+
+    def record(event):
+        original(event)
+        if pending:
+            spans.append(event.t - pending.pop())
+        else:
+            pending.append(event.t)
+
+    monkeypatch.setattr(timing, "_record", record)
+    timing.sample(call, _settings(ci_target=0, budget_ms=20), None, {})
+    assert len(spans) >= 10
+    assert all(abs(x - gpu_ms) < 1e-9 for x in spans), spans
+
+
+@pytest.mark.parametrize("readings, steps", [
+    ([0.5] * 10, 3),                              # a busy GPU: steady at once
+    ([3.0, 2.0, 1.2, 0.8, 0.52, 0.51, 0.51], 7),  # clocks ramping up from idle
+    ([float("nan")] * 100, None),                 # forged events: until the time is up
+])
+def test_spin_up_runs_until_the_clock_reads_steady(monkeypatch, readings, steps):
+    now = [0.0]
+    taken = []
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            pass
+
+    def zero(buffer):
+        now[0] += 0.05 / 1e3
+
+    def elapsed(a, b):
+        taken.append(1)
+        return readings[min(len(taken), len(readings)) - 1]
+
+    monkeypatch.setattr(timing, "_zero", zero)
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", lambda e: None)
+    monkeypatch.setattr(timing, "_sleep", lambda cycles: None)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: now[0])
+    monkeypatch.setattr(timing, "_elapsed_time", elapsed)
+    timing.spin_up(object(), 5.0)
+    if steps is None:
+        assert now[0] * 1e3 >= 5.0
+    else:
+        assert len(taken) == steps

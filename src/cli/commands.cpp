@@ -214,6 +214,7 @@ struct EvalArgs {
   double ci_target = stats::kMedianCiTarget;  ///< adaptive sampling (docs/metrics.md)
   double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
   double perf_scale = 1;
+  std::string trace;  ///< --trace FILE: the run's timeline (common/trace.h)
 };
 
 /// The suite a run evaluates against: its root's tasks, with the perf workloads shrunk by
@@ -361,8 +362,28 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   fmt::print(stderr, "kbx: device {}{}, {} jobs, suite {}\n", options.device,
              options.device == "cuda" ? fmt::format(" (GPUs {})", fmt::join(options.gpus, ",")) : "",
              options.jobs, options.suite_root.string());
-  auto summary = run::run_eval(options, s, progress, g_stop);
+  std::unique_ptr<Trace> trace;
+  if (!a.trace.empty()) {
+    trace = std::make_unique<Trace>();
+    options.trace = trace.get();
+  }
+  auto write_trace = [&] {
+    if (trace != nullptr) {
+      trace->write(a.trace);
+      fmt::print(stderr, "kbx: trace of {} spans written to {} (open it in https://ui.perfetto.dev "
+                 "or chrome://tracing)\n", trace->size(), a.trace);
+    }
+  };
+  run::RunSummary summary;
+  try {
+    summary = run::run_eval(options, s, progress, g_stop);
+  } catch (...) {
+    progress.finish();
+    write_trace();  // what was traced until the failure
+    throw;
+  }
   progress.finish();
+  write_trace();
   auto db = store::Database::open(options.out_dir / "kbx.db");
   auto model = report::build_report_model(*db);
   fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
@@ -1286,6 +1307,12 @@ int run_cli(int argc, char** argv) {
                    "stops short of --ci-target")
       ->check(CLI::Range(1.0, 60000.0))
       ->capture_default_str();
+  eval_cmd
+      ->add_option("--trace", e.trace,
+                   "Write the run's timeline to FILE (Chrome trace-event JSON, for "
+                   "https://ui.perfetto.dev or chrome://tracing): each thread's stages, the GPU's "
+                   "exclusive holds, and where each timing request spent its time")
+      ->option_text("FILE");
   eval_cmd
       ->add_option("--perf-scale", e.perf_scale,
                    "Shrink every perf workload to about this fraction of its bytes (0 < S <= 1), "

@@ -14,6 +14,7 @@
 #include "kbx/common/files.h"
 #include "kbx/compare/comparator.h"
 #include "kbx/run/judge.h"
+#include "kbx/run/trace_timing.h"
 
 namespace kbx::run {
 namespace {
@@ -182,6 +183,7 @@ struct Evaluation {
       sandbox::SharedGpuHold hold(ctx.gpu_lock);
       rec.time_queue_ms += ms_since(waiting);
       auto start = Clock::now();
+      TraceScope span(ctx.options.trace, "load", "stage", Json{{"task", task.key}});
       reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
       rec.time_load_ms = ms_since(start);
     }
@@ -246,6 +248,7 @@ struct Evaluation {
       sandbox::SharedGpuHold hold(ctx.gpu_lock);
       rec.time_queue_ms += ms_since(waiting);
       auto start = Clock::now();
+      TraceScope span(ctx.options.trace, "cases", "stage", Json{{"task", task.key}});
       reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
       rec.time_cases_ms = ms_since(start);
     }
@@ -425,35 +428,63 @@ struct Evaluation {
       rec.perf_note = "perf skipped: the task has no perf workloads";
       return;
     }
-    auto waiting = Clock::now();
-    sandbox::ExclusiveGpuHold hold(ctx.gpu_lock);
-    rec.time_queue_ms += ms_since(waiting);
+    bool recheck = false;
+    {
+      auto waiting = Clock::now();
+      sandbox::ExclusiveGpuHold hold(ctx.gpu_lock);
+      rec.time_queue_ms += ms_since(waiting);
+      if (ctx.options.trace != nullptr) {
+        ctx.options.trace->span("wait for the GPU", "queue", waiting, Clock::now(),
+                                Json{{"task", task.key}});
+      }
+      auto start = Clock::now();
+      recheck = time_exclusively();
+      rec.time_perf_ms = ms_since(start);
+      if (ctx.options.trace != nullptr) {
+        ctx.options.trace->span_on("exclusive " + ctx.device_label, task.key, "exclusive", start,
+                                   Clock::now(), Json{{"submission", rec.submission_id}});
+      }
+    }
+    if (recheck) {
+      // The recheck judges outputs, not time: it runs beside other candidates' cases (a shared
+      // hold), so the GPU's exclusive time goes to timing alone.
+      auto waiting = Clock::now();
+      sandbox::SharedGpuHold hold(ctx.gpu_lock);
+      rec.time_queue_ms += ms_since(waiting);
+      auto start = Clock::now();
+      TraceScope span(ctx.options.trace, "perf recheck", "stage", Json{{"task", task.key}});
+      recheck_timed_workload();
+      rec.time_perf_ms += ms_since(start);
+    }
+  }
+
+  /// The part of perf that needs the GPU alone (the caller holds it exclusively): the reference's
+  /// timing unless cached, the candidate's. Returns whether the timed workload is to be
+  /// rechecked (the adjacent mode rechecks here, before it kills the candidate).
+  bool time_exclusively() {
     // Other candidates are idle now (the lock keeps them out of their stages); stop them so no
     // thread of theirs runs beside this one's timing. Resumed before the lock is released.
     auto frozen = ctx.live != nullptr ? ctx.live->freeze_others(candidate.pid())
                                       : sandbox::LiveCandidates::Freeze();
-    auto start = Clock::now();
     if (ctx.options.reference_timing == "adjacent") {
       time_candidate_then_reference();
-      rec.time_perf_ms = ms_since(start);
-      return;
+      return false;
     }
     bool fresh = false;
+    auto ref_start = Clock::now();
     auto ref = ctx.references.timings(task, fresh);
     if (!ref) {
       rec.perf_note = fmt::format("perf failed: reference timing: {}", ref.error().what());
-      rec.time_perf_ms = ms_since(start);
-      return;
+      return false;
     }
     if (fresh) {
       fresh_reference_timings = ref.value();
+      trace_time_request(ctx.options.trace, "", "reference timing", Json{{"task", task.key}},
+                         ref_start, Clock::now(), ref.value());
     }
     rec.reference_session_id = ctx.session_id;
     time_candidate(ref.value());
-    if (rec.perf_ok) {
-      recheck_timed_workload();
-    }
-    rec.time_perf_ms = ms_since(start);
+    return rec.perf_ok;
   }
 
   /// `--reference-timing adjacent`: the candidate is timed and rechecked, then killed (its
@@ -611,6 +642,8 @@ struct Evaluation {
       violation("perf", timings.error().what());
       return;
     }
+    trace_time_request(ctx.options.trace, "", "candidate timing", Json{{"task", task.key}}, start,
+                       Clock::now(), timings.value());
     if (auto bad = find_timing_reply_violation(task.workloads.size(), timings.value())) {
       violation("perf", *bad);
       return;
@@ -771,6 +804,7 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
     auto waiting = Clock::now();
     sandbox::SharedGpuHold hold(ctx.gpu_lock);
     ev.rec.time_queue_ms += ms_since(waiting);
+    TraceScope span(ctx.options.trace, "reference outputs", "stage", Json{{"task", task.key}});
     auto outputs = ctx.references.case_outputs(task);
     if (!outputs) {
       ev.finish(Outcome::skipped, "reference_error", outputs.error().what());
@@ -805,6 +839,10 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   auto queued = Clock::now();
   PooledCandidate candidate(ctx.pool.acquire(ctx.gpu), ctx.zygote);
   double queue_ms = ms_since(queued);
+  if (ctx.options.trace != nullptr) {
+    ctx.options.trace->span("wait for a worker", "queue", queued, Clock::now(),
+                            Json{{"task", task.key}});
+  }
   auto result = evaluate_candidate(judge, candidate, submission, submission_id, task, contract);
   result.record.time_queue_ms += queue_ms;
   result.record.time_total_ms += queue_ms;

@@ -9,6 +9,7 @@
 
 #include "kbx/common/json.h"
 #include "kbx/common/result.h"
+#include "kbx/common/trace.h"
 #include "kbx/run/shard.h"
 #include "kbx/stats/summary.h"
 
@@ -92,6 +93,9 @@ struct RunOptions {
   /// `kbx eval --shard I/N`: evaluate only this shard's part of the planned submissions
   /// (run/shard.h); the shard, the --tasks selection and the suite's fingerprint join the identity.
   Shard shard;
+  /// `kbx eval --trace FILE`: where the run's wall time went (common/trace.h); null: no trace.
+  /// Not part of the identity.
+  Trace* trace = nullptr;
 
   /// The options that must not change when a run is resumed (device, seed, triton rule, ...).
   [[nodiscard]] Json identity() const;

@@ -203,6 +203,21 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           }
           t.host_ms = host;
         }
+        if (r.contains("phase_ms")) {
+          const Json& phases = r.at("phase_ms");
+          if (!phases.is_object() || phases.size() > max_timing_phases) {
+            return Error(ErrorKind::protocol, "workload {}: phase_ms must be an object of at most {} "
+                         "numbers", t.workload, max_timing_phases);
+          }
+          for (const auto& [name, ms] : phases.items()) {
+            if (!ms.is_number() || !std::isfinite(ms.get<double>()) || ms.get<double>() < 0 ||
+                name.size() > 32) {
+              return Error(ErrorKind::protocol, "workload {}: phase_ms.{} is not a time",
+                           t.workload, name.substr(0, 32));
+            }
+            t.phase_ms.emplace_back(name, ms.get<double>());
+          }
+        }
         if (r.contains("do_bench_ms")) {
           double ms = r.at("do_bench_ms").get<double>();
           if (!std::isfinite(ms) || ms <= 0) {

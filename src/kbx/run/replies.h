@@ -62,6 +62,9 @@ Result<std::vector<CaseResult>> decode_case_results(const sandbox::Frame& reply)
 /// A `kernels` list of a reply: at most max_inventory_names entries, each a name (at most 256
 /// bytes), a known origin, a launch count and, on the GPU, a finite non-negative time.
 constexpr std::size_t max_inventory_names = 80;
+/// A timing result's `phase_ms` (informative: where the request's time went) has at most this many
+/// entries.
+constexpr std::size_t max_timing_phases = 8;
 Result<std::vector<store::KernelUse>> decode_kernels(const Json& kernels, const std::string& stage);
 
 /// The `results` of a `timings` reply as timing records.

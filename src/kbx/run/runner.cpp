@@ -22,6 +22,7 @@
 #include "kbx/run/code_quality.h"
 #include "kbx/run/evaluate.h"
 #include "kbx/run/reference_service.h"
+#include "kbx/run/trace_timing.h"
 #include "kbx/run/workers.h"
 #include "kbx/sandbox/worker_pool.h"
 #include "kbx/sandbox/zygote.h"
@@ -216,8 +217,12 @@ class Session {
       }
       sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
       bool fresh = false;
+      auto begin = Trace::Clock::now();
       auto timings = workers_->references().timings(*task, gpu, fresh);
       if (timings && fresh) {
+        trace_time_request(options_.trace, "exclusive " + workers_->label(gpu), task->key,
+                           Json{{"side", "reference"}}, begin, Trace::Clock::now(),
+                           timings.value());
         db_.save_reference_timings(session_id_, task->key, timings.value(), workers_->label(gpu));
       }
     }

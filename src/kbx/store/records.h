@@ -109,6 +109,10 @@ struct TimingRecord {
   std::string method_note{};
   /// Not stored: triton.testing.do_bench's median for the same call (`kbx doctor --timing`).
   std::optional<double> do_bench_ms{};
+  /// Not stored, informative only (the worker's own account, drawn by `kbx eval --trace`): where
+  /// the time request's wall time went for this workload, in order ("setup", "inputs", "warmup",
+  /// "samples", "brackets", "inventory"), in ms.
+  std::vector<std::pair<std::string, double>> phase_ms{};
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.

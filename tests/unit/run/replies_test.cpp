@@ -177,6 +177,32 @@ TEST(DecodeTimings, DecodesSamplesAndErrors) {
   EXPECT_TRUE((*r)[1].samples_ms.empty());
 }
 
+TEST(DecodeTimings, PhasesAreReadInOrderAndMustBeTimes) {
+  auto r = decode_timings(timings_reply(Json::array(
+      {{{"index", 0},
+        {"status", "ok"},
+        {"samples_ms", {0.5}},
+        {"phase_ms", {{"setup", 50.0}, {"inputs", 1.5}, {"samples", 20.0}}}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  using Phases = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ((*r)[0].phase_ms, (Phases{{"setup", 50.0}, {"inputs", 1.5}, {"samples", 20.0}}));
+  EXPECT_CONTAINS(timings_error(timings_reply(Json::array(
+                      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}},
+                        {"phase_ms", {{"samples", -1.0}}}}}))),
+                  "phase_ms.samples");
+  EXPECT_CONTAINS(timings_error(timings_reply(Json::array(
+                      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}},
+                        {"phase_ms", Json::array({1.0})}}}))),
+                  "phase_ms");
+  Json many = Json::object();
+  for (int i = 0; i < 9; ++i) {
+    many[fmt::format("p{}", i)] = 1.0;
+  }
+  EXPECT_CONTAINS(timings_error(timings_reply(Json::array(
+                      {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"phase_ms", many}}}))),
+                  "at most 8");
+}
+
 TEST(DecodeTimings, HostTimeIsReadAndMustBeANonNegativeNumber) {
   auto r = decode_timings(timings_reply(Json::array(
       {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"host_ms", 0.08}}})));
