@@ -53,8 +53,8 @@ import triton.language as tl
 _MASK64 = (1 << 64) - 1
 
 # The default GEMM configuration for float32 operands (see the docstring; tune/gemm_tune.py).
-DEFAULT_CONFIG = dict(split="fp16", BM=128, BN=128, BK=64, warps=8, stages=3, fused=True,
-                      chunk=256, group_m=8)
+DEFAULT_CONFIG = dict(split="fp16", BM=128, BN=128, BK=64, warps=8, stages=4, fused=False,
+                      chunk=128, group_m=8, tma=False)
 _SMALL_CONFIG = dict(BM=64, BN=64, BK=32, warps=4, stages=3)
 
 
