@@ -7,7 +7,8 @@ usage: python tune/gemm_tune.py [--smoke] [--task conv2d|bmm|all] [--only REGEX]
 Tasks: solutions/Convolution/conv2d.py (conv2d_config) and
 solutions/Fusion/fused_bmm_dropout_gelu.py (fused_bmm_dropout_gelu_config). Each variant is a
 GEMM configuration of the solution file itself (split kind fp16/tf32, flat or fused K loop,
-tiles, warps, stages, accumulator chunk, TMA), so the tuned file is the one evaluated.
+tiles, warps, stages, accumulator chunk, TMA; for conv2d also Winograd F(2x2, 3x3), "wino:"),
+so the tuned file is the one evaluated.
 
 Phase 1, per task: the N largest perf workloads (inputs built as kbx's perf sweep builds them:
 kbx_worker.values.ValueBuilder on the device), eager timed with TF32 off for cuDNN and cuBLAS (as
@@ -103,6 +104,8 @@ def name_of(v):
         s += "/tma"
     if v.get("maxnreg"):
         s += f"/r{v['maxnreg']}"
+    if v.get("winograd"):
+        s = "wino:" + s
     return s
 
 
@@ -125,6 +128,10 @@ CONV_VARIANTS = [
     V("fp16", False, 64, 4, 0),
     V("fp16", False, 64, 4, 128, group_m=16),
     V("fp16", False, 64, 4, 128, BM=64, BN=128, warps=4),
+    V("fp16", False, 64, 4, 128, winograd=True),
+    V("fp16", False, 64, 4, 128, winograd=True, tma=True),
+    V("fp16", True, 64, 3, 128, winograd=True),
+    V("tf32", False, 32, 4, 128, winograd=True),
 ]
 BMM_VARIANTS = [
     dict(split="tf32x3", BM=128, BN=128, BK=32, warps=8, stages=3, fused=False, chunk=0,

@@ -44,6 +44,12 @@ pixel's row is contiguous in an NHWC copy of the input.
    accumulator, min(|acc|, 0), so that they stay inside the branch: a constant zero becomes a
    select that waits on every step). The previous design nested a K loop per chunk, which
    drained and refilled the load pipeline 72 times per tile (63.9 TFLOP/s, 0.621x).
+3. Winograd F(2x2, 3x3) (`config["winograd"]`, off by default; 3x3 kernels with stride 1,
+   dilation 1 and one group, other shapes take the implicit GEMM): transformed input tiles
+   V = B^T d B and filters U = G g G^T written split (scale exponent lowered by 2: |V| <= 4 max|x|,
+   |U| <= 2.25 max|w|), 16 batched split GEMMs [N * tiles, C_in] x [C_in, C_out] (2.25x fewer
+   multiplies) into a float32 M [16, tiles, C_out], and an output transform A^T M A + bias. Its
+   rounding error is a few times the direct one's (the transforms add and cancel up to 16 terms).
 Tiles, warps, stages, grouping, chunk and the split kind come from `_config` (DEFAULT_CONFIG on
 the large shapes, tuned on the H200 with tune/gemm_tune.py; `conv2d_config` takes an explicit
 config). Every input is read through its strides (non-contiguous inputs need no copy); 64-bit
@@ -83,10 +89,10 @@ def _scale_exp(sc_ptr, i):
 
 
 @triton.jit
-def _unscale(acc, sc_ptr):
+def _unscale(acc, sc_ptr, EOFF: tl.constexpr = 0):
     # acc * 2^-(Ea + Eb) in three steps of one sign, each exact unless the result itself
-    # overflows or underflows.
-    f = -(_scale_exp(sc_ptr, 0) + _scale_exp(sc_ptr, 1))
+    # overflows or underflows (EOFF: the offset both operands' scales were split with).
+    f = -(_scale_exp(sc_ptr, 0) + _scale_exp(sc_ptr, 1) + 2 * EOFF)
     f1 = tl.minimum(tl.maximum(f, -126), 126)
     f2 = tl.minimum(tl.maximum(f - f1, -126), 126)
     return acc * _pow2(f1) * _pow2(f2) * _pow2(f - f1 - f2)
@@ -132,11 +138,12 @@ def _tf32_round(v):
 
 
 @triton.jit
-def _split(v, sc_ptr, i, FP16: tl.constexpr):
-    # (hi, lo) of float32 v: fp16 parts of v * 2^E (E from the tensor's largest magnitude), or
-    # TF32 parts (stored as float32). Non-finite v: hi = v, lo = 0.
+def _split(v, sc_ptr, i, FP16: tl.constexpr, EOFF: tl.constexpr = 0):
+    # (hi, lo) of float32 v: fp16 parts of v * 2^(E + EOFF) (E from the tensor's largest
+    # magnitude; EOFF < 0 leaves room for values up to 2^-EOFF times it), or TF32 parts (stored
+    # as float32). Non-finite v: hi = v, lo = 0.
     if FP16:
-        e = _scale_exp(sc_ptr, i)
+        e = _scale_exp(sc_ptr, i) + EOFF
         e1 = e >> 1
         v = v * _pow2(e1) * _pow2(e - e1)
         finite = tl.abs(v) < float("inf")
@@ -362,6 +369,277 @@ def _conv2d_gemm_kernel(x_ptr, w_ptr, w_desc, b_ptr, y_ptr, sc_ptr, M, CO_G, C_P
     tl.store(y, total.to(y_ptr.dtype.element_ty), mask=mmask[:, None] & nmask[None, :])
 
 
+# ---- Winograd F(2x2, 3x3): 3x3 kernels, stride 1, dilation 1, one group ----
+# Y = A^T [ (G g G^T) . (B^T d B) ] A per 2x2 output tile, the product summed over input
+# channels: 16 GEMMs [T tiles, C_in] x [C_in, C_out] (2.25x fewer multiplies than direct). The
+# transformed input V = B^T d B (|V| <= 4 max|x|) and filter U = G g G^T (|U| <= 2.25 max|w|) are
+# split as the operands above, with the scale exponent lowered by 2 (EOFF = -2) so the fp16 parts
+# cannot overflow; the GEMM writes M [16, T, C_out] in float32 and the output transform adds the
+# bias and writes NCHW.
+
+@triton.jit
+def _wino_row(x_ptr, base, ih, iw0, ok, H, W, sxh, sxw):
+    # Row ih of the 4x4 patches at columns iw0 .. iw0 + 3, times B (d0 - d2, d1 + d2, d2 - d1,
+    # d1 - d3); zero outside the image.
+    rok = ok & ((ih >= 0) & (ih < H))[:, None]
+    row = base + (ih.to(tl.int64) * sxh + iw0.to(tl.int64) * sxw)[:, None]
+    d0 = tl.load(x_ptr + row, mask=rok & ((iw0 >= 0) & (iw0 < W))[:, None], other=0.0)
+    d1 = tl.load(x_ptr + row + sxw, mask=rok & ((iw0 >= -1) & (iw0 < W - 1))[:, None], other=0.0)
+    d2 = tl.load(x_ptr + row + 2 * sxw, mask=rok & ((iw0 >= -2) & (iw0 < W - 2))[:, None],
+                 other=0.0)
+    d3 = tl.load(x_ptr + row + 3 * sxw, mask=rok & ((iw0 >= -3) & (iw0 < W - 3))[:, None],
+                 other=0.0)
+    d0 = d0.to(tl.float32)
+    d1 = d1.to(tl.float32)
+    d2 = d2.to(tl.float32)
+    d3 = d3.to(tl.float32)
+    return d0 - d2, d1 + d2, d2 - d1, d1 - d3
+
+
+@triton.jit
+def _wino_put(o_ptr, sc_ptr, i, v, xi, rows, cols, R, KP, PLANE, mask, FP16: tl.constexpr):
+    # Split v and store it at row xi * R + rows of o [2, 16 * R, KP] (hi plane, lo plane).
+    hi, lo = _split(v, sc_ptr, i, FP16, -2)
+    dst = o_ptr + (xi * R + rows).to(tl.int64)[:, None] * KP + cols[None, :]
+    tl.store(dst, hi, mask=mask)
+    tl.store(dst + PLANE, lo, mask=mask)
+
+
+@triton.jit
+def _wino_put_col(o_ptr, sc_ptr, j, r0, r1, r2, r3, rows, cols, R, KP, PLANE, mask,
+                  FP16: tl.constexpr):
+    # Column j of V = B^T (rows times B): (r0 - r2, r1 + r2, r2 - r1, r1 - r3).
+    _wino_put(o_ptr, sc_ptr, 0, r0 - r2, j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(o_ptr, sc_ptr, 0, r1 + r2, 4 + j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(o_ptr, sc_ptr, 0, r2 - r1, 8 + j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(o_ptr, sc_ptr, 0, r1 - r3, 12 + j, rows, cols, R, KP, PLANE, mask, FP16)
+
+
+@triton.jit
+def _wino_input_kernel(x_ptr, v_ptr, sc_ptr, T, TH, TW, C, H, W, pad_h, pad_w, KP, PLANE,
+                       sxn, sxc, sxh, sxw, FP16: tl.constexpr, BT: tl.constexpr,
+                       BC: tl.constexpr):
+    # V [2, 16 * T, KP]: row xi * T + t, column c = (B^T d B)[xi] of tile t's 4x4 patch of
+    # channel c; zeros in the K padding.
+    t = tl.program_id(0) * BT + tl.arange(0, BT)
+    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    ok = t < T
+    tw = t % TW
+    th = (t // TW) % TH
+    n = t // (TW * TH)
+    ih0 = 2 * th - pad_h
+    iw0 = 2 * tw - pad_w
+    base = n.to(tl.int64)[:, None] * sxn + c.to(tl.int64)[None, :] * sxc
+    okc = ok[:, None] & (c < C)[None, :]
+    a0, a1, a2, a3 = _wino_row(x_ptr, base, ih0, iw0, okc, H, W, sxh, sxw)
+    b0, b1, b2, b3 = _wino_row(x_ptr, base, ih0 + 1, iw0, okc, H, W, sxh, sxw)
+    c0, c1, c2, c3 = _wino_row(x_ptr, base, ih0 + 2, iw0, okc, H, W, sxh, sxw)
+    d0, d1, d2, d3 = _wino_row(x_ptr, base, ih0 + 3, iw0, okc, H, W, sxh, sxw)
+    smask = ok[:, None] & (c < KP)[None, :]
+    _wino_put_col(v_ptr, sc_ptr, 0, a0, b0, c0, d0, t, c, T, KP, PLANE, smask, FP16)
+    _wino_put_col(v_ptr, sc_ptr, 1, a1, b1, c1, d1, t, c, T, KP, PLANE, smask, FP16)
+    _wino_put_col(v_ptr, sc_ptr, 2, a2, b2, c2, d2, t, c, T, KP, PLANE, smask, FP16)
+    _wino_put_col(v_ptr, sc_ptr, 3, a3, b3, c3, d3, t, c, T, KP, PLANE, smask, FP16)
+
+
+@triton.jit
+def _wino_g(w_ptr, base, i, mask, sw_r, sw_s):
+    # Row i of g times G^T: (g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2).
+    g0 = tl.load(w_ptr + base + i * sw_r, mask=mask, other=0.0).to(tl.float32)
+    g1 = tl.load(w_ptr + base + i * sw_r + sw_s, mask=mask, other=0.0).to(tl.float32)
+    g2 = tl.load(w_ptr + base + i * sw_r + 2 * sw_s, mask=mask, other=0.0).to(tl.float32)
+    return g0, 0.5 * (g0 + g1 + g2), 0.5 * (g0 - g1 + g2), g2
+
+
+@triton.jit
+def _wino_filter_col(u_ptr, sc_ptr, j, r0, r1, r2, rows, cols, R, KP, PLANE, mask,
+                     FP16: tl.constexpr):
+    # Column j of U = G (g G^T): (r0, (r0 + r1 + r2) / 2, (r0 - r1 + r2) / 2, r2).
+    _wino_put(u_ptr, sc_ptr, 1, r0, j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(u_ptr, sc_ptr, 1, 0.5 * (r0 + r1 + r2), 4 + j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(u_ptr, sc_ptr, 1, 0.5 * (r0 - r1 + r2), 8 + j, rows, cols, R, KP, PLANE, mask, FP16)
+    _wino_put(u_ptr, sc_ptr, 1, r2, 12 + j, rows, cols, R, KP, PLANE, mask, FP16)
+
+
+@triton.jit
+def _wino_filter_kernel(w_ptr, u_ptr, sc_ptr, CO, C, KP, PLANE, sw_o, sw_c, sw_r, sw_s,
+                        FP16: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+    # U [2, 16 * CO, KP]: row xi * CO + k, column c = (G g G^T)[xi] of filter (k, c).
+    k = tl.program_id(0) * BR + tl.arange(0, BR)
+    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    mask = (k < CO)[:, None] & (c < C)[None, :]
+    base = k.to(tl.int64)[:, None] * sw_o + c.to(tl.int64)[None, :] * sw_c
+    a0, a1, a2, a3 = _wino_g(w_ptr, base, 0, mask, sw_r, sw_s)
+    b0, b1, b2, b3 = _wino_g(w_ptr, base, 1, mask, sw_r, sw_s)
+    c0, c1, c2, c3 = _wino_g(w_ptr, base, 2, mask, sw_r, sw_s)
+    smask = (k < CO)[:, None] & (c < KP)[None, :]
+    _wino_filter_col(u_ptr, sc_ptr, 0, a0, b0, c0, k, c, CO, KP, PLANE, smask, FP16)
+    _wino_filter_col(u_ptr, sc_ptr, 1, a1, b1, c1, k, c, CO, KP, PLANE, smask, FP16)
+    _wino_filter_col(u_ptr, sc_ptr, 2, a2, b2, c2, k, c, CO, KP, PLANE, smask, FP16)
+    _wino_filter_col(u_ptr, sc_ptr, 3, a3, b3, c3, k, c, CO, KP, PLANE, smask, FP16)
+
+
+@triton.jit
+def _bgemm_kernel(a_ptr, b_ptr, a_desc, b_desc, c_ptr, sc_ptr, M, N, KP, A_ROWS, B_ROWS,
+                  FP16: tl.constexpr, FUSED: tl.constexpr, TMA: tl.constexpr,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+                  CHUNK: tl.constexpr):
+    # c[bat] = a[bat] @ b[bat]^T in float32, c [batches, M, N] contiguous; a: split planes
+    # [2, A_ROWS = batches * M, KP], b: [2, B_ROWS = batches * N, KP] (or TMA descriptors over
+    # their [2 * rows, KP] views). CHUNK as in _conv2d_gemm_kernel.
+    bat = tl.program_id(1)
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    gsize = tl.minimum(num_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % group) % gsize
+    pid_n = (pid % group) // gsize
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_row0 = bat * M + pid_m * BM
+    b_row0 = bat * N + pid_n * BN
+    a_rows = a_ptr + (bat * M + tl.minimum(rm, M - 1)).to(tl.int64)[:, None] * KP + rk[None, :]
+    b_rows = b_ptr + (bat * N + tl.minimum(rn, N - 1)).to(tl.int64)[:, None] * KP + rk[None, :]
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    total = tl.zeros([BM, BN], dtype=tl.float32)
+    nk = KP // BK
+    if FUSED:
+        for i in range(nk):
+            k0 = i * BK
+            a_hi = _plane_slice(a_rows, a_desc, a_row0, A_ROWS, k0, 0, KP, TMA)
+            a_lo = _plane_slice(a_rows, a_desc, a_row0, A_ROWS, k0, 1, KP, TMA)
+            b_hi = _plane_slice(b_rows, b_desc, b_row0, B_ROWS, k0, 0, KP, TMA)
+            b_lo = _plane_slice(b_rows, b_desc, b_row0, B_ROWS, k0, 1, KP, TMA)
+            acc = _mma(a_lo, b_hi, acc, FP16)
+            acc = _mma(a_hi, b_lo, acc, FP16)
+            acc = _mma(a_hi, b_hi, acc, FP16)
+            if CHUNK > 0:
+                if i % CHUNK == CHUNK - 1:
+                    total += acc
+                    acc = _fresh(acc)
+    else:
+        for i in range(3 * nk):
+            part = i % 3
+            k0 = (i // 3) * BK
+            a = _plane_slice(a_rows, a_desc, a_row0, A_ROWS, k0, (part == 0).to(tl.int32), KP, TMA)
+            b = _plane_slice(b_rows, b_desc, b_row0, B_ROWS, k0, (part == 1).to(tl.int32), KP, TMA)
+            acc = _mma(a, b, acc, FP16)
+            if CHUNK > 0:
+                if i % CHUNK == CHUNK - 1:
+                    total += acc
+                    acc = _fresh(acc)
+    total += acc
+    if FP16:
+        total = _unscale(total, sc_ptr, -2)
+    c = c_ptr + (bat.to(tl.int64) * M + rm)[:, None] * N + rn[None, :]
+    tl.store(c, total, mask=(rm < M)[:, None] & (rn < N)[None, :])
+
+
+@triton.jit
+def _plane_slice(rows, desc, row0, PLANE_ROWS, k0, lo, KP, TMA: tl.constexpr):
+    # One [BR, BK] slice of a split operand [2, PLANE_ROWS, KP]: hi (lo = 0) or lo (lo = 1).
+    if TMA:
+        return desc.load([row0 + lo * PLANE_ROWS, k0])
+    else:
+        return tl.load(rows + (lo * PLANE_ROWS).to(tl.int64) * KP + k0)
+
+
+@triton.jit
+def _wino_out_row(m_ptr, i, rows, cols, T, CO, mask):
+    # Row i of M's 4x4 (xi = 4 i + j) times A: (m0 + m1 + m2, m1 - m2 - m3).
+    p = m_ptr + rows.to(tl.int64)[:, None] * CO + cols[None, :]
+    step = T.to(tl.int64) * CO
+    m0 = tl.load(p + (4 * i) * step, mask=mask, other=0.0)
+    m1 = tl.load(p + (4 * i + 1) * step, mask=mask, other=0.0)
+    m2 = tl.load(p + (4 * i + 2) * step, mask=mask, other=0.0)
+    m3 = tl.load(p + (4 * i + 3) * step, mask=mask, other=0.0)
+    return m0 + m1 + m2, m1 - m2 - m3
+
+
+@triton.jit
+def _wino_output_kernel(m_ptr, b_ptr, y_ptr, T, TH, TW, CO, HO, WO, syn, syc, syh, syw,
+                        HAS_BIAS: tl.constexpr, BT: tl.constexpr, BK: tl.constexpr):
+    # y[n, k, 2 th + i, 2 tw + j] = (A^T M A)[i, j] (+ bias[k]) from M [16, T, CO].
+    t = tl.program_id(0) * BT + tl.arange(0, BT)
+    k = tl.program_id(1) * BK + tl.arange(0, BK)
+    mask = (t < T)[:, None] & (k < CO)[None, :]
+    a0, a1 = _wino_out_row(m_ptr, 0, t, k, T, CO, mask)
+    b0, b1 = _wino_out_row(m_ptr, 1, t, k, T, CO, mask)
+    c0, c1 = _wino_out_row(m_ptr, 2, t, k, T, CO, mask)
+    d0, d1 = _wino_out_row(m_ptr, 3, t, k, T, CO, mask)
+    bias = tl.zeros([BK], dtype=tl.float32)
+    if HAS_BIAS:
+        bias = tl.load(b_ptr + k, mask=k < CO, other=0.0).to(tl.float32)
+    tw = t % TW
+    th = (t // TW) % TH
+    n = t // (TW * TH)
+    oh = 2 * th
+    ow = 2 * tw
+    y = y_ptr + (n.to(tl.int64) * syn + oh.to(tl.int64) * syh + ow.to(tl.int64) * syw)[:, None] \
+        + k.to(tl.int64)[None, :] * syc
+    ty = y_ptr.dtype.element_ty
+    r0 = (oh < HO)[:, None]
+    r1 = (oh + 1 < HO)[:, None]
+    c0m = (ow < WO)[:, None]
+    c1m = (ow + 1 < WO)[:, None]
+    tl.store(y, (a0 + b0 + c0 + bias[None, :]).to(ty), mask=mask & r0 & c0m)
+    tl.store(y + syw, (a1 + b1 + c1 + bias[None, :]).to(ty), mask=mask & r0 & c1m)
+    tl.store(y + syh, (b0 - c0 - d0 + bias[None, :]).to(ty), mask=mask & r1 & c0m)
+    tl.store(y + syh + syw, (b1 - c1 - d1 + bias[None, :]).to(ty), mask=mask & r1 & c1m)
+
+
+def _winograd(x, weight, bias, y, ph, pw, cfg):
+    """y = conv2d(x, weight, bias, padding=(ph, pw)) for 3x3 kernels, stride 1, dilation 1, one
+    group, through Winograd F(2x2, 3x3) (see above)."""
+    N, C, H, W = x.shape
+    CO = weight.shape[0]
+    _, _, HO, WO = y.shape
+    TH, TW = triton.cdiv(HO, 2), triton.cdiv(WO, 2)
+    T = N * TH * TW
+    fp16 = cfg["split"] == "fp16"
+    BM, BN, BK = cfg["BM"], cfg["BN"], cfg["BK"]
+    KP = triton.cdiv(C, BK) * BK
+    part = torch.float16 if fp16 else torch.float32
+    dev = x.device
+    v = torch.empty((2, 16 * T, KP), dtype=part, device=dev)
+    u = torch.empty((2, 16 * CO, KP), dtype=part, device=dev)
+    sc = torch.zeros(2, dtype=torch.int32, device=dev)
+    if fp16:
+        block, iters = 1024, 8
+        x_progs = triton.cdiv(x.numel(), block * iters)
+        _amax_kernel[(x_progs + triton.cdiv(weight.numel(), block * iters),)](
+            x, weight, sc, x_progs, *_dims4(x)[:-1], *_dims4(weight)[:-1],
+            X_CONTIG=x.is_contiguous(), W_CONTIG=weight.is_contiguous(), BLOCK=block,
+            ITERS=iters, num_warps=4)
+    _wino_input_kernel[(triton.cdiv(T, 16), triton.cdiv(KP, 32))](
+        x, v, sc, T, TH, TW, C, H, W, ph, pw, KP, 16 * T * KP, *x.stride(), FP16=fp16, BT=16,
+        BC=32, num_warps=4)
+    _wino_filter_kernel[(triton.cdiv(CO, 16), triton.cdiv(KP, 32))](
+        weight, u, sc, CO, C, KP, 16 * CO * KP, *weight.stride(), FP16=fp16, BR=16, BC=32,
+        num_warps=4)
+    m = torch.empty((16, T, CO), dtype=torch.float32, device=dev)
+    tma = bool(cfg.get("tma"))
+    a_desc = b_desc = None
+    if tma:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        a_desc = TensorDescriptor.from_tensor(v.view(32 * T, KP), [BM, BK])
+        b_desc = TensorDescriptor.from_tensor(u.view(32 * CO, KP), [BN, BK])
+    chunk = cfg["chunk"]
+    steps = 0 if not chunk else max(1, chunk // BK) * (1 if cfg["fused"] else 3)
+    extra = {"maxnreg": cfg["maxnreg"]} if cfg.get("maxnreg") else {}
+    _bgemm_kernel[(triton.cdiv(T, BM) * triton.cdiv(CO, BN), 16)](
+        v, u, a_desc, b_desc, m, sc, T, CO, KP, 16 * T, 16 * CO, FP16=fp16,
+        FUSED=bool(cfg["fused"]), TMA=tma, BM=BM, BN=BN, BK=BK, GROUP_M=cfg["group_m"],
+        CHUNK=steps, num_warps=cfg["warps"], num_stages=cfg["stages"], **extra)
+    _wino_output_kernel[(triton.cdiv(T, 16), triton.cdiv(CO, 64))](
+        m, bias if bias is not None else y, y, T, TH, TW, CO, HO, WO, *y.stride(),
+        HAS_BIAS=bias is not None, BT=16, BK=64, num_warps=4)
+    return y
+
+
 def _config(M, CO_G, groups, C_G, config=None):
     """The GEMM configuration: DEFAULT_CONFIG when 128 x 128 tiles fill two waves of the 132 SMs,
     smaller tiles below; BK no wider than the channels of a group need; `config` overrides."""
@@ -398,6 +676,9 @@ def conv2d_config(input, weight, bias=None, stride=1, padding=0, dilation=1, gro
         return y.squeeze(0) if unbatched else y
     M, CO_G = N * HO * WO, CO // groups
     cfg = _config(M, CO_G, groups, C_G, config)
+    if cfg.get("winograd") and KH == 3 and KW == 3 and (sh, sw, dh, dw, groups) == (1, 1, 1, 1, 1):
+        _winograd(x, weight, bias, y, ph, pw, cfg)
+        return y.squeeze(0) if unbatched else y
     fp16 = cfg["split"] == "fp16"
     BM, BN, BK = cfg["BM"], cfg["BN"], cfg["BK"]
     C_PAD = triton.cdiv(C_G, BK) * BK
