@@ -227,7 +227,8 @@ def _split_operands(x, weight, groups, C_G, C_PAD, ROWS_G, w_strides, fp16):
     part = torch.float16 if fp16 else torch.float32
     xs = torch.empty((P, 2 * CT), dtype=part, device=x.device)
     ws = torch.empty((ROWS, KH * KW * 2 * C_PAD), dtype=part, device=x.device)
-    sc = torch.zeros(2, dtype=torch.int32, device=x.device)
+    # The scale buffer: zeroed for the fp16 amax reduction, unread by the TF32 split.
+    sc = (torch.zeros if fp16 else torch.empty)(2, dtype=torch.int32, device=x.device)
     if fp16:
         block, iters = 1024, 8
         x_progs = triton.cdiv(x.numel(), block * iters)
@@ -606,7 +607,7 @@ def _winograd(x, weight, bias, y, ph, pw, cfg):
     dev = x.device
     v = torch.empty((2, 16 * T, KP), dtype=part, device=dev)
     u = torch.empty((2, 16 * CO, KP), dtype=part, device=dev)
-    sc = torch.zeros(2, dtype=torch.int32, device=dev)
+    sc = (torch.zeros if fp16 else torch.empty)(2, dtype=torch.int32, device=dev)
     if fp16:
         block, iters = 1024, 8
         x_progs = triton.cdiv(x.numel(), block * iters)

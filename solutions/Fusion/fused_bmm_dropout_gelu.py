@@ -355,7 +355,7 @@ def _gemm_split(input1, input2, y, train, seed, p, scale, tanh, cfg):
     part = torch.float16 if fp16 else torch.float32
     a_s = torch.empty((2, B * M, KP), dtype=part, device=dev)
     b_s = torch.empty((2, B * N, KP), dtype=part, device=dev)
-    sc = torch.zeros(2, dtype=torch.int32, device=dev)
+    sc = (torch.zeros if fp16 else torch.empty)(2, dtype=torch.int32, device=dev)
     if fp16:
         na, a1, a2, sa0, sa1, sa2, ca = _dims(input1)
         nb, b1, b2, sb0, sb1, sb2, cb = _dims(input2)
