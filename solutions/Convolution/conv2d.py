@@ -25,7 +25,7 @@ pixel's row is contiguous in an NHWC copy of the input.
    [C_out, kH, kW, {hi, lo}, C_pad] (C_pad = C_in/groups rounded up to BK, zero-filled, so every
    K slice is whole and 16-byte aligned); its first programs take input tiles, the rest weight
    tiles. Cost at the largest perf workload: ~210 MB read (twice with the fp16 scale pass),
-   ~210 MB written (fp16; 420 MB for tf32), against ~5-8 ms of GEMM.
+   ~210 MB written (fp16; 420 MB for tf32), against an estimated 5-8 ms of GEMM.
 2. GEMM. Each K step takes a [BM, BK] slice of the NHWC input (rows gathered at
    (n, oh * stride - pad + r * dil, ow * stride - pad + s * dil), out-of-image rows masked to the
    zero padding; with no padding no row can leave the image and the loads are unmasked, rows
@@ -43,17 +43,19 @@ pixel's row is contiguous in an NHWC copy of the input.
    chunk, the only step that waits for its wgmma (the fresh zeros are computed from the
    accumulator, min(|acc|, 0), so that they stay inside the branch: a constant zero becomes a
    select that waits on every step). The previous design nested a K loop per chunk, which
-   drained and refilled the load pipeline 72 times per tile (63.9 TFLOP/s, 0.621x).
+   compiles to a full drain and refill of the load pipeline per chunk, 72 per tile at the
+   largest workload (63.9 TFLOP/s, 0.621x).
 3. Winograd F(2x2, 3x3) (`config["winograd"]`, off by default; 3x3 kernels with stride 1,
    dilation 1 and one group, other shapes take the implicit GEMM): transformed input tiles
    V = B^T d B and filters U = G g G^T written split (scale exponent lowered by 2: |V| <= 4 max|x|,
    |U| <= 2.25 max|w|), 16 batched split GEMMs [N * tiles, C_in] x [C_in, C_out] (2.25x fewer
    multiplies) into a float32 M [16, tiles, C_out], and an output transform A^T M A + bias. Its
    rounding error is a few times the direct one's (the transforms add and cancel up to 16 terms).
-Tiles, warps, stages, grouping, chunk and the split kind come from `_config` (DEFAULT_CONFIG on
-the large shapes, tuned on the H200 with tune/gemm_tune.py; `conv2d_config` takes an explicit
-config). Every input is read through its strides (non-contiguous inputs need no copy); 64-bit
-pixel offsets. Non-finite inputs: the scale ignores Inf/NaN; NaN propagates; an Inf gives Inf or
+Tiles, warps, stages, grouping, chunk and the split kind come from `_config`: DEFAULT_CONFIG on
+the large shapes (a starting point chosen from the compiled code, to be tuned on the H200 with
+tune/gemm_tune.py), smaller tiles below two waves; `conv2d_config` takes an explicit config.
+Every input is read through its strides (non-contiguous inputs need no copy); 64-bit pixel
+offsets. Non-finite inputs: the scale ignores Inf/NaN; NaN propagates; an Inf gives Inf or
 NaN where eager gives Inf (its lo part is 0, and Inf * 0 appears in the partial products wherever
 the other operand's lo part is exactly 0, as with Triton's tf32x3).
 """

@@ -23,13 +23,22 @@ sums three products per K slice, lo*hi + hi*lo + hi*hi (lo*lo, ~2^-22 relative, 
 The split launch writes A as [2, B*M, Kp] (hi plane, lo plane) and B transposed as [2, B*N, Kp],
 both K-contiguous and zero-padded to Kp = K rounded up to BK, so the GEMM loads whole 16-byte
 aligned slices with no K masks (row indices are clamped, only the store is masked).
-GEMM: grid (M/BM * N/BN grouped by GROUP_M along M for L2 reuse, batch). `fused` configs load
-four tiles (A hi/lo, B hi/lo) per K step and issue the three dots; otherwise the K loop is 3x as
-long with one dot per step (parts cycling). The tensor cores truncate each addition into their
-accumulator, so its error grows with the number of products (on the H200 the conv2d kernel's
-single accumulator failed at K = 9216 x 3): `chunk` K elements go into a fresh accumulator that
-is then added into a float32 total (chunk = 0: one accumulator). Tiles, warps, stages, grouping
-and chunk come from `_config` (tuned on the H200 with tune/gemm_tune.py).
+GEMM: grid (M/BM * N/BN grouped by GROUP_M along M for L2 reuse, batch). Flat configs (the
+default) run a K loop 3x as long with one dot per step, parts cycling, which sm_90 compiles like
+a dense GEMM: 16-byte cp.async (or TMA with `tma`) into swizzled shared memory, wgmma with one
+group in flight. `fused` configs load four tiles (A hi/lo, B hi/lo) per K step and issue the
+three dots, which Triton serialises (a wait after each dot). Accumulation: the tensor cores
+truncate each addition into their accumulator, so its error grows with the number of products
+(on the H200 the conv2d kernel's single accumulator failed the perf recheck at K = 9216 x 3):
+every `chunk` K elements go into a fresh accumulator that is then added into a float32 total
+(chunk = 0: one accumulator). The flush is a branch taken once per chunk, the only step that
+waits for its wgmma; the fresh zeros are computed from the accumulator (min(|acc|, 0)) so they
+stay in the branch (a constant zero becomes a select that waits on every step). 128 x 128
+tiles with 8 warps hold accumulator and total in 128 registers a thread (the Philox + erf
+epilogue takes the rest, ~254; 128 x 256 spills). Tiles, warps, stages, grouping, chunk, TMA and
+the split kind come from `_config`: DEFAULT_CONFIG (a starting point chosen from the compiled
+code, to be tuned on the H200 with tune/gemm_tune.py) or `fused_bmm_dropout_gelu_config`'s
+`config`.
 
 Epilogue: z is rounded to the output dtype (as bmm's output is), scaled by 1 / (1 - p) and
 rounded again (as dropout's is), kept where u >= p with u = (w >> 8) * 2^-24 from tl.randint on
