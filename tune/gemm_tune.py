@@ -300,11 +300,11 @@ def phase1(task):
         except Exception as e:  # noqa: BLE001
             row(task.short, label, "eager", note=f"ERROR {type(e).__name__}: {str(e)[:200]}")
             t_eager = None
-        for v in task.variants:
+        for vi, v in enumerate(task.variants):
             name = name_of(v)
             if over_budget():
-                row(task.short, label, name, note="skipped: budget")
-                continue
+                row(task.short, label, f"({len(task.variants) - vi} variants skipped: budget)")
+                break
             fn = lambda: task.config_entry(*args, **kwargs, config=v)  # noqa: E731
             try:
                 y = fn()
@@ -472,6 +472,7 @@ def main():
         DEADLINE[0] = ARGS.budget * 0.8 * (i + 1) / len(tasks)
         all_results[task.short] = phase1(task)
         summary(task, all_results[task.short])
+        print(f"# {task.short} phase 1 done at {time.time() - T0:.0f} s", flush=True)
         print(flush=True)
     DEADLINE[0] = math.inf
     for task in tasks:
