@@ -132,6 +132,7 @@ CONV_VARIANTS = [
     V("fp16", False, 64, 4, 128, tma=True),
     V("fp16", True, 64, 3, 128),
     V("fp16", True, 32, 4, 128),
+    V("fp16", False, 64, 4, 64),
     V("fp16", False, 64, 4, 256),
     V("fp16", False, 64, 4, 0),
     V("fp16", False, 64, 4, 128, group_m=16),
