@@ -193,18 +193,90 @@ def _panel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k, m, n
 
 
 @triton.jit
+def _load_cols(base, sxc, rmask, c0, nb, STRIDE: tl.constexpr, W: tl.constexpr):
+    # Columns c0, c0 + STRIDE, ... (W of them) of the panel as [NP, 2, ..., 2] (joins put each
+    # column in the same thread as the rest of its row: no column is spread across lanes).
+    if W == 1:
+        out = tl.load(base + c0 * sxc, mask=rmask & (c0 < nb), other=0.0,
+                      cache_modifier=".cg").to(tl.float32)
+    else:
+        out = tl.join(_load_cols(base, sxc, rmask, c0, nb, 2 * STRIDE, W // 2),
+                      _load_cols(base, sxc, rmask, c0 + STRIDE, nb, 2 * STRIDE, W // 2))
+    return out
+
+
+@triton.jit
+def _panel_unrolled(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k, m, nb,
+                    FIRST: tl.constexpr, NP: tl.constexpr, NB: tl.constexpr,
+                    LOG2NB: tl.constexpr):
+    # As _panel, with the NB pivot steps unrolled and each row's NB values held by one thread
+    # (built by joins of column loads): extracting column j and skipping the columns <= j are
+    # compile-time selections, so a step costs the pivot-row reduction and one multiply-add per
+    # element right of j.
+    r = tl.arange(0, NP)
+    c = tl.arange(0, NB)
+    rows = r[:, None]
+    cols = c[None, :]
+    P = tl.reshape(_load_cols(x_ptr + b * sxb + (k + r).to(tl.int64) * sxr + k * sxc, sxc,
+                              r < m, 0, nb, 1, NB), (NP, NB))
+    used = r >= m
+    pv = tl.full([NB], -1, tl.int32)
+    det = tl.sum(tl.where(c == 0, 1.0, 0.0), axis=0)
+    lb = l_ptr + b * n * NB
+    for j in tl.static_range(NB):
+        valid = j < nb
+        colj = tl.sum(tl.where(cols == j, P, -0.0), axis=1)
+        bits = tl.abs(colj).to(tl.int32, bitcast=True).to(tl.int64)
+        key = tl.where(used, -1, (bits << 32) | (NP - 1 - r).to(tl.int64))
+        kmax = tl.max(key, axis=0)
+        p = tl.where(valid, (NP - 1 - (kmax & 0x7FFFFFFF)).to(tl.int32), -1)
+        rowp = tl.sum(tl.where((rows == p) & (cols >= j), P, -0.0), axis=0)
+        piv = tl.where(valid, tl.sum(tl.where(c == j, rowp, -0.0), axis=0), 1.0)
+        det = det * piv
+        pv = tl.where(c == j, p, pv)
+        used = used | (r == p)
+        l = tl.where(used | (j >= nb), 0.0, colj / tl.where(piv == 0.0, 1.0, piv))
+        tl.store(lb + r * NB + j, l, mask=(r < m) & valid)
+        P = tl.where(cols > j, P - l[:, None] * rowp[None, :], P)
+    pa = pv[:, None]
+    pb = pv[None, :]
+    ok = (pa >= 0) & (pb >= 0)
+    inv = tl.sum(tl.sum(tl.where(ok & (c[:, None] < c[None, :]) & (pa > pb), 1, 0), axis=1), axis=0)
+    less = tl.sum(tl.sum(tl.where(ok & (pa < pb), 1, 0), axis=1), axis=0)
+    cross = tl.sum(tl.where(pv >= 0, pv, 0), axis=0) - less
+    det = tl.where(((inv + cross) % 2) == 1, -det, det)
+    if FIRST:
+        tl.store(res_ptr + b, det.to(res_ptr.dtype.element_ty))
+    else:
+        tl.store(res_ptr + b, (tl.load(res_ptr + b) * det).to(res_ptr.dtype.element_ty))
+    tl.store(pv_ptr + b * NB + c, pv)
+    tl.debug_barrier()
+    neg = tl.load(lb + pa * NB + cols, mask=(pa >= 0) & (cols < c[:, None]), other=0.0)
+    M = -neg
+    S = tl.where(c[:, None] == cols, 1.0, 0.0) + M
+    for _ in tl.static_range(LOG2NB - 1):
+        M = tl.dot(M, M, input_precision="ieee")
+        S = S + tl.dot(S, M, input_precision="ieee")
+    tl.store(linv_ptr + b * NB * NB + c[:, None] * NB + cols, S)
+
+
+@triton.jit
 def _lu_panel_kernel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, n, k, m, nb,
                      FIRST: tl.constexpr, NP: tl.constexpr, NB: tl.constexpr,
-                     LOG2NB: tl.constexpr):
-    _panel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, tl.program_id(0).to(tl.int64),
-           n, k, m, nb, FIRST, NP, NB, LOG2NB)
+                     LOG2NB: tl.constexpr, UNROLL: tl.constexpr):
+    if UNROLL:
+        _panel_unrolled(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr,
+                        tl.program_id(0).to(tl.int64), n, k, m, nb, FIRST, NP, NB, LOG2NB)
+    else:
+        _panel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr,
+               tl.program_id(0).to(tl.int64), n, k, m, nb, FIRST, NP, NB, LOG2NB)
 
 
 @triton.jit
 def _lu_update_kernel(x_ptr, sxb, sxr, sxc, y_ptr, l_ptr, pv_ptr, linv_ptr, res_ptr, cnt_ptr,
                       n, k, m, nb, nb2, NB: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
                       PREC: tl.constexpr, FUSE: tl.constexpr, NP2: tl.constexpr,
-                      LOG2NB: tl.constexpr):
+                      LOG2NB: tl.constexpr, UNROLL: tl.constexpr):
     # Schur complement of the panel, out of place: for every non-pivot row r of the panel (local
     # index, original order) and column c >= k + nb, Y[k + nb + dest(r), c] = X[k + r, c] -
     # L21[r] @ U12[:, c], with U12 = inv(L11) @ X[k + pivot rows, c] and dest(r) = r minus the
@@ -239,15 +311,19 @@ def _lu_update_kernel(x_ptr, sxb, sxr, sxc, y_ptr, l_ptr, pv_ptr, linv_ptr, res_
         done = tl.atomic_add(cnt_ptr + b, 1, sem="acq_rel", scope="gpu")
         if done == total - 1:
             tl.store(cnt_ptr + b, 0)
-            _panel(y_ptr, n * n, n, 1, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k + nb, m - nb,
-                   nb2, False, NP2, NB, LOG2NB)
+            if UNROLL:
+                _panel_unrolled(y_ptr, n * n, n, 1, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n,
+                                k + nb, m - nb, nb2, False, NP2, NB, LOG2NB)
+            else:
+                _panel(y_ptr, n * n, n, 1, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k + nb,
+                       m - nb, nb2, False, NP2, NB, LOG2NB)
 
 
 _counters = {}
 
 
 def _det_blocked(a, res, nb=32, bm=64, bn=64, panel_warps=None, update_warps=4, prec="ieee",
-                 fuse=True):
+                 fuse=True, unroll=True):
     # Blocked right-looking LU for float32: per panel of nb columns one single-program panel
     # factorisation and one tiled Schur-complement update (tl.dot) over the whole trailing
     # matrix, ping-ponging between two scratch copies; with fuse, the update's last program
@@ -268,12 +344,13 @@ def _det_blocked(a, res, nb=32, bm=64, bn=64, panel_warps=None, update_warps=4, 
             cnt = _counters[key] = torch.zeros(nbatch, dtype=torch.int32, device=dev)
 
     def pwarps(NP):
-        return panel_warps or max(4, min(16, NP * NB // 2048))
+        # Unrolled: a row's NB values in one thread, fewer warps issue fewer shuffles per step.
+        return panel_warps or max(4, min(16, NP * NB // (4096 if unroll else 2048)))
 
     x, sx = a, (a.stride(0), a.stride(1), a.stride(2))
     NP = max(16, triton.next_power_of_2(n))
     _lu_panel_kernel[(nbatch,)](x, *sx, lbuf, pvb, linv, res, n, 0, n, min(NB, n), FIRST=True,
-                                NP=NP, NB=NB, LOG2NB=LOG2NB, num_warps=pwarps(NP))
+                                NP=NP, NB=NB, LOG2NB=LOG2NB, UNROLL=unroll, num_warps=pwarps(NP))
     for i, k in enumerate(range(0, n, NB)):
         m = n - k
         nbk = min(NB, m)
@@ -286,24 +363,24 @@ def _det_blocked(a, res, nb=32, bm=64, bn=64, panel_warps=None, update_warps=4, 
         if fuse:
             _lu_update_kernel[grid](x, *sx, y, lbuf, pvb, linv, res, cnt, n, k, m, nbk,
                                     min(NB, m2), NB=NB, BM=bm, BN=bn, PREC=prec, FUSE=True,
-                                    NP2=NP2, LOG2NB=LOG2NB,
+                                    NP2=NP2, LOG2NB=LOG2NB, UNROLL=unroll,
                                     num_warps=max(update_warps, pwarps(NP2)))
         else:
             _lu_update_kernel[grid](x, *sx, y, lbuf, pvb, linv, res, res, n, k, m, nbk, 0,
                                     NB=NB, BM=bm, BN=bn, PREC=prec, FUSE=False, NP2=16,
-                                    LOG2NB=LOG2NB, num_warps=update_warps)
+                                    LOG2NB=LOG2NB, UNROLL=unroll, num_warps=update_warps)
             _lu_panel_kernel[(nbatch,)](y, n * n, n, 1, lbuf, pvb, linv, res, n, k + nbk, m2,
                                         min(NB, m2), FIRST=False, NP=NP2, NB=NB, LOG2NB=LOG2NB,
-                                        num_warps=pwarps(NP2))
+                                        UNROLL=unroll, num_warps=pwarps(NP2))
         x, sx = y, (n * n, n, 1)
 
 
 def det(A, *, pivot=True, out=None, small_max=64, nb=32, bm=64, bn=64, panel_warps=None,
-        update_warps=4, prec="ieee", fuse=True):
+        update_warps=4, prec="ieee", fuse=True, unroll=True):
     """determinant_lu with its tuning knobs: small_max (largest n factored whole in registers),
     nb (panel width: 16, 32 or 64), bm x bn update tiles, panel_warps (None: by panel size),
     update_warps, prec (tl.dot precision of the updates: "ieee" or "tf32x3"), fuse (the update's
-    last program factors the next panel)."""
+    last program factors the next panel), unroll (panel steps unrolled, rows in one thread)."""
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"determinant_lu: expected a square matrix or a batch of them, got {list(A.shape)}")
     n = A.shape[-1]
@@ -323,7 +400,7 @@ def det(A, *, pivot=True, out=None, small_max=64, nb=32, bm=64, bn=64, panel_war
                                            num_warps=4 if NP <= 32 else (8 if NP <= 64 else 16))
             elif dtype == torch.float32:
                 _det_blocked(a, res, nb=nb, bm=bm, bn=bn, panel_warps=panel_warps,
-                             update_warps=update_warps, prec=prec, fuse=fuse)
+                             update_warps=update_warps, prec=prec, fuse=fuse, unroll=unroll)
             else:
                 work = torch.empty((nbat, n, n), dtype=dtype, device=A.device)
                 _det_large_kernel[(nbat,)](a, work, res, n, a.stride(0), a.stride(1), a.stride(2),
