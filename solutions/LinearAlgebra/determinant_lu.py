@@ -1,25 +1,32 @@
 """LinearAlgebra/determinant_lu.py: det(A) = sign(P) * prod(diag(U)) from an LU factorisation done
-inside one Triton program per matrix (batched: one launch for the whole batch).
+with Triton programs per matrix (batched: one launch per step for the whole batch).
 
-Design: matrices up to 64 x 64 (the cases, and the small perf sizes) are factored entirely in
-registers: the matrix is one [NP x NP] tile (NP = next power of two) and each of the n
+Design: matrices up to small_max = 64 (the cases, and the small perf sizes) are factored entirely
+in registers: the matrix is one [NP x NP] tile (NP = next power of two) and each of the n
 elimination steps is a few masked tile operations with two cross-warp reductions: pick the pivot
 among the rows not yet pivoted (largest |a_ij|, lowest index on ties, as LAPACK's isamax, found by
 one max over packed (|value| bits, index) keys), extract that row, multiply the pivot into the
 running determinant and eliminate its column from the other unpivoted rows (no row swaps: the
-sign of the resulting row order is counted from the pivot list once, at the end). No host synchronisation, no pivot or factor tensors, no LAPACK/cuSOLVER
-setup: eager's torch.linalg.det runs getrf and a few kernels and copies for a 16x16 matrix.
-Larger float32 matrices (n > 64: the perf sizes 128 .. 1024) use a blocked right-looking LU:
-per panel of 32 columns, one single-program kernel factors the [n - k, 32] panel in registers
-(partial pivoting without moving rows: a pivot step is one packed |value|/index max-reduction and
-one pivot-row extraction, the row order's sign is counted from the pivot list at the end; it also
-forms inv(L11) by a nilpotent Neumann product of 32 x 32 tl.dots), then a tiled update kernel
-(64 x 64 tiles, many programs, tl.dot in IEEE fp32) writes the Schur complement X22 - L21 inv(L11)
-X12 out of place into a ping-pong scratch, with the remaining rows compacted in order. n = 1024:
-32 panels, 63 launches, ~0.8 GFLOP on all SMs instead of one; the serial part is 1024 in-register
-pivot steps. float64 beyond 64 x 64 keeps a single-program elimination in global memory.
-pivot=False skips the search (the inputs given with it are diagonally dominant). Math in the
+sign of the resulting row order is counted from the pivot list once, at the end). No host
+synchronisation, no pivot or factor tensors, no LAPACK/cuSOLVER setup.
+Larger float32 matrices (the perf sizes 128 .. 1024) use a blocked right-looking LU. Per panel of
+nb = 32 columns, one program factors the [n - k, 32] panel in registers; the pivot steps are the
+serial part of the whole factorisation (n of them), so the panel is built for cheap steps: the 32
+steps are unrolled and the tile is assembled by tl.join from its column loads, which keeps each
+row's 32 values in one thread. Extracting column j and leaving columns <= j alone are then
+compile-time register selections, and a step costs the pivot search, one pivot-row reduction and
+one multiply-add per element right of j (about 500 instructions per thread and step at n = 1024 on
+sm_90, against about 960 for the rolled loop). The multipliers go to global memory column by
+column (no merge into the tile); the row order's sign comes from the pivot list at the end; the
+panel also forms inv(L11) by a nilpotent Neumann product of 32 x 32 tl.dots. The Schur complement
+X22 - L21 inv(L11) X12 is a tiled update (64 x 64 tiles, many programs, tl.dot in IEEE fp32)
+written out of place into a ping-pong scratch with the remaining rows compacted in order; its
+programs count themselves out on an acq_rel atomic counter and the last one factors the next panel
+from the finished Schur complement, so a panel costs one launch (32 launches at n = 1024, was 63).
+float64 beyond 64 x 64 keeps a single-program elimination in global memory. pivot=False skips the
+search in the register path (the inputs given with it are diagonally dominant). Math in the
 input's dtype (float32 or float64); the input is read through its strides and never modified.
+Tuning knobs are the keyword arguments of det() (tune/linalg_tune.py times them).
 """
 # expect: ok
 import torch
