@@ -23,7 +23,8 @@ sets a per-block flag to the epoch with a release atomic; consumers spin on an a
 Progress: a program waits only on programs with lower ids, which the GPU dispatches first and the
 CPU interpreter (programs run one after another in id order) has already finished, so neither can
 deadlock. Math in the inputs' dtype (float32, or float64 for the float64 cases, whose products are
-broadcast-multiply-sums instead of tl.dot).
+broadcast-multiply-sums instead of tl.dot). Tuning knobs are the keyword arguments of solve()
+(tune/linalg_tune.py times them).
 """
 # expect: ok
 import torch
