@@ -41,7 +41,6 @@ DET_VARIANTS = {
     "w16": {"panel_warps": 16},
     "rolled": {"unroll": False},
     "unfused": {"fuse": False},
-    "tf32x3": {"prec": "tf32x3", "bm": 128, "bn": 64, "update_warps": 8},
     "small128": {"small_max": 128},
 }
 SOLVE_VARIANTS = {
