@@ -4,10 +4,11 @@ PyTorch, variant by variant, over their tasks' perf sweeps (issue 8: no task bel
 
 usage: tune/linalg_tune.py [--smoke] [--task det|solve|all] [--jobs N] [--only NAME ...]
 
-A variant is a set of keyword arguments of the solution file's own module-level function
-(determinant_lu.det, solve_and_add_scaled_vector.solve), so the numbers are those of the file kbx
-evaluates once its defaults are set to the winner; "current" is the design before this work
-(tune/baseline/*.py), "eager" the task's reference.py. Inputs are built as the perf sweep builds
+A variant is a set of keyword arguments of the candidate design's module-level function
+(tune/next/determinant_lu.py det, tune/next/solve_and_add_scaled_vector.py solve: the redesigns,
+not yet measured on a GPU, which replace the files in solutions/LinearAlgebra/ once one beats
+them there, with their defaults set to the winner); "current" is the solution in solutions/
+today, "eager" the task's reference.py. Inputs are built as the perf sweep builds
 them (randn float32 for det; the task's upper_triangular builder, randn b and y, alpha 1 for the
 solve). For each workload the table gives two medians in ms: `bench` (triton.testing.do_bench,
 its L2 flush) and `hs` (kbx's method: samples enqueued behind a GPU sleep, so the host's launch
@@ -73,16 +74,15 @@ def callables(task: str, names: list[str] | None):
     """(name, function(inputs) -> output) for eager, current and each variant."""
     if task == "det":
         ref = load(SUITE / "determinant_lu" / "reference.py", "det_ref")
-        cur = load(ROOT / "tune" / "baseline" / "det_current.py", "det_current")
-        sol = load(ROOT / "solutions" / "LinearAlgebra" / "determinant_lu.py", "det_sol")
+        cur = load(ROOT / "solutions" / "LinearAlgebra" / "determinant_lu.py", "det_current")
+        sol = load(ROOT / "tune" / "next" / "determinant_lu.py", "det_sol")
         out = [("eager", lambda a: ref.determinant_lu(*a)),
                ("current", lambda a: cur.determinant_lu(*a))]
         out += [(k, (lambda kw: lambda a: sol.det(*a, **kw))(kw)) for k, kw in DET_VARIANTS.items()]
     else:
         ref = load(SUITE / "solve_and_add_scaled_vector" / "reference.py", "solve_ref")
-        cur = load(ROOT / "tune" / "baseline" / "solve_current.py", "solve_current")
-        sol = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py",
-                   "solve_sol")
+        cur = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py", "solve_current")
+        sol = load(ROOT / "tune" / "next" / "solve_and_add_scaled_vector.py", "solve_sol")
         out = [("eager", lambda a: ref.solve_and_add_scaled_vector(*a)),
                ("current", lambda a: cur.solve_and_add_scaled_vector(*a))]
         out += [(k, (lambda kw: lambda a: sol.solve(*a, **kw))(kw))
@@ -320,4 +320,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)  # a run stopped by a time limit keeps its lines
     sys.exit(main())
