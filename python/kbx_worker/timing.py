@@ -25,6 +25,15 @@ _zero = torch.Tensor.zero_
 _manual_seed = torch.manual_seed
 _perf_counter = time.perf_counter
 _sleep = getattr(torch.cuda, "_sleep", None)  # a kernel that spins for a number of GPU cycles
+# CUDA-graph mode (Settings.graph): capture a short call once, time its replays.
+_CUDAGraph = torch.cuda.CUDAGraph
+_graph = torch.cuda.graph
+_replay = torch.cuda.CUDAGraph.replay
+_reset_graph = torch.cuda.CUDAGraph.reset
+_Stream = torch.cuda.Stream
+_wait_stream = torch.cuda.Stream.wait_stream
+_use_stream = torch.cuda.stream
+_current_stream = torch.cuda.current_stream
 
 
 CI_MAX_SAMPLES_LIMIT = 100_000
@@ -71,6 +80,10 @@ class Settings:
     head_start: bool = True
     # `kbx doctor --timing`: also time each workload with triton.testing.do_bench (its median).
     do_bench: bool = False
+    # CUDA-graph mode: a workload whose eager median sample is below graph_max_ms is also captured
+    # into a CUDA graph and its replays timed by the same sampler (`graph_samples_ms`).
+    graph: bool = False
+    graph_max_ms: float = 0.05
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -132,8 +145,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                 results.append(_error(w, make_error("gpu_fault", "an earlier workload killed "
                                                                  "the CUDA context")))
             else:
-                result = _time_one(entry, builders, w, settings, flush_buffer)
-                faulted = result["status"] == "error" and result["error"]["kind"] == "gpu_fault"
+                result, faulted = _time_one(entry, builders, w, settings, flush_buffer)
                 results.append(result)
     if results and results[0]["status"] == "ok":
         results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up
@@ -173,7 +185,9 @@ def _failed(workload: dict, e: BaseException) -> dict:
 
 
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
-              flush_buffer) -> dict:
+              flush_buffer) -> tuple[dict, bool]:
+    """The workload's result, and whether a GPU fault killed the CUDA context on the way (in the
+    eager timing, or in the graph mode's capture or replays, which leave the eager result ok)."""
     try:
         t0 = _perf_counter()
         call = _call_of(entry, builders, workload)
@@ -187,13 +201,69 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         if settings.do_bench:
             extra["do_bench_ms"] = _do_bench_median(call)
     except BaseException as e:  # noqa: BLE001 - the workload's failure is its result
-        return _failed(workload, e)
+        failed = _failed(workload, e)
+        return failed, failed["error"]["kind"] == "gpu_fault"
     # Where the request's wall time went (informative only: `kbx eval --trace` draws it).
     warmup_ms = extra.pop("warmup_ms", 0.0)
     phases = {"inputs": (t1 - t0) * 1e3, "warmup": warmup_ms,
               "samples": (t2 - t1) * 1e3 - warmup_ms, "brackets": (t3 - t2) * 1e3}
-    return {"index": workload["index"], "status": "ok", "samples_ms": samples,
-            "warmup_calls": warmup_calls, "bracket_ms": bracket, "phase_ms": phases, **extra}
+    result = {"index": workload["index"], "status": "ok", "samples_ms": samples,
+              "warmup_calls": warmup_calls, "bracket_ms": bracket, "phase_ms": phases, **extra}
+    faulted = False
+    if settings.graph and _median(samples) < settings.graph_max_ms:
+        begin = _perf_counter()
+        faulted = time_graph(call, settings, flush, result)
+        phases["graph"] = (_perf_counter() - begin) * 1e3
+    return result, faulted
+
+
+GRAPH_WARMUP_CALLS = 3   # calls on a side stream before the capture (PyTorch's recipe)
+GRAPH_ERROR_CHARS = 200
+
+
+def time_graph(call: Callable[[], Any], settings: Settings, flush_buffer, result: dict) -> bool:
+    """CUDA-graph mode: captures `call` (on the inputs eager was timed on) into a CUDA graph and
+    times `graph.replay()` with exactly eager's sampler (`sample`: warm-up, L2 flush, head start,
+    adaptive rounds). Puts the samples in result["graph_samples_ms"], or, when the capture or a
+    replay raises, a short "Type: first line" in result["graph_error"]: the eager result stands
+    either way. The graph and its memory pool live only for this call. Returns whether a GPU fault
+    killed the CUDA context."""
+    graph = None
+    faulted = False
+    try:
+        side = _Stream()
+        _wait_stream(side, _current_stream())
+        with _use_stream(side):
+            for _ in range(GRAPH_WARMUP_CALLS):
+                call()
+        _wait_stream(_current_stream(), side)
+        graph = _CUDAGraph()
+        with _graph(graph):
+            call()
+        samples, _ = sample(lambda: _replay(graph), settings, flush_buffer)
+        result["graph_samples_ms"] = samples
+    except BaseException as e:  # noqa: BLE001 - reported beside the eager result, never instead
+        faulted = is_gpu_fault(e)
+        result["graph_error"] = _short_error(e)
+    try:
+        if graph is not None and not faulted:
+            _reset_graph(graph)
+        graph = None
+        if not faulted:
+            _empty_cache()
+    except BaseException as e:  # noqa: BLE001 - a capture that left the stream unusable, say
+        faulted = faulted or is_gpu_fault(e)
+        result.pop("graph_samples_ms", None)
+        result.setdefault("graph_error", _short_error(e))
+    return faulted
+
+
+def _short_error(e: BaseException) -> str:
+    """"RuntimeError: first line of the message", at most GRAPH_ERROR_CHARS characters."""
+    error = error_object(e)
+    lines = error["message"].splitlines()
+    text = f"{error['type']}: {lines[0]}" if lines else error["type"]
+    return text[:GRAPH_ERROR_CHARS]
 
 
 def _do_bench_median(call: Callable[[], Any]) -> float:

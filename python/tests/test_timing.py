@@ -63,6 +63,18 @@ def test_cuda_sampling_returns_positive_samples():
     assert all(s > 0 for s in samples)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_graph_mode_times_replays_of_a_short_call():
+    flush = torch.empty(1 << 20, dtype=torch.uint8, device="cuda")
+    x = torch.randn(1024, device="cuda")
+    settings = timing.Settings(warmup_ms=1, min_samples=5, max_samples=20, budget_ms=1,
+                               graph=True, graph_max_ms=1e9)
+    result = {}
+    assert not timing.time_graph(lambda: x * 2, settings, flush, result)
+    assert "graph_error" not in result, result.get("graph_error")
+    assert result["graph_samples_ms"] and all(s > 0 for s in result["graph_samples_ms"])
+
+
 @pytest.mark.parametrize("events_ms, host_ms, expected", [
     (1.0, 1.01, 2e6),        # honest: the events' reading
     (1e-6, 1.0, 2e6),        # a forged timer reading 1 ns: the host's clock instead
@@ -235,8 +247,8 @@ def test_no_target_keeps_the_plan(monkeypatch):
 def test_each_workload_reports_where_its_time_went(monkeypatch):
     call = _fake_gpu(monkeypatch, lambda i: 0.5)
     monkeypatch.setattr(timing, "_call_of", lambda entry, builders, w: call)
-    result = timing._time_one(None, None, {"index": 3, "seed": 1}, _settings(), None)
-    assert result["status"] == "ok"
+    result, faulted = timing._time_one(None, None, {"index": 3, "seed": 1}, _settings(), None)
+    assert result["status"] == "ok" and not faulted
     phases = result["phase_ms"]
     assert list(phases) == ["inputs", "warmup", "samples", "brackets"]
     assert phases["warmup"] == pytest.approx(3 * 0.5)  # two warm-up calls, one blocking probe
@@ -370,3 +382,127 @@ def test_spin_up_runs_until_the_clock_reads_steady(monkeypatch, readings, steps)
         assert now[0] * 1e3 >= 5.0
     else:
         assert len(taken) == steps
+
+
+def test_graph_mode_is_off_unless_asked_and_its_settings_are_checked():
+    settings = timing.Settings.from_request({})
+    assert settings.graph is False and settings.graph_max_ms == 0.05
+    settings = timing.Settings.from_request({"graph": True, "graph_max_ms": 0.02})
+    assert settings.graph is True and settings.graph_max_ms == 0.02
+    for raw in [{"graph": 1}, {"graph_max_ms": -1}, {"graph_max_ms": "0.1"}]:
+        with pytest.raises(WorkerError):
+            timing.Settings.from_request(raw)
+
+
+def _fake_graphs(monkeypatch, eager_ms, replay_ms, capture_error=None):
+    """The fake GPU of _fake_gpu with fake CUDA graphs: a call lasts eager_ms, a replay replay_ms
+    (the capture itself runs the call once). `capture_error` is raised inside the capture.
+    Returns the call and a log of what happened to the graphs."""
+    state = {"replaying": False}
+    log: list[str] = []
+    call = _fake_gpu(monkeypatch, lambda i: replay_ms if state["replaying"] else eager_ms)
+
+    class _FakeGraph:
+        pass
+
+    class _Capture:
+        def __init__(self, graph):
+            self.graph = graph
+
+        def __enter__(self):
+            log.append("capture")
+
+        def __exit__(self, *exc):
+            if capture_error is not None:
+                raise capture_error
+            return False
+
+    def replay(graph):
+        state["replaying"] = True
+        try:
+            call()
+        finally:
+            state["replaying"] = False
+
+    monkeypatch.setattr(timing, "_CUDAGraph", _FakeGraph)
+    monkeypatch.setattr(timing, "_graph", _Capture)
+    monkeypatch.setattr(timing, "_replay", replay)
+    monkeypatch.setattr(timing, "_reset_graph", lambda graph: log.append("reset"))
+    monkeypatch.setattr(timing, "_Stream", lambda: object())
+    monkeypatch.setattr(timing, "_wait_stream", lambda stream, other: None)
+    monkeypatch.setattr(timing, "_use_stream", lambda stream: _NullContext())
+    monkeypatch.setattr(timing, "_current_stream", lambda: object())
+    monkeypatch.setattr(timing, "_empty_cache", lambda: log.append("empty_cache"))
+    monkeypatch.setattr(timing, "_call_of", lambda entry, builders, w: call)
+    return call, log
+
+
+class _NullContext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_short_workload_is_also_timed_as_a_graph(monkeypatch):
+    _, log = _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
+    result, faulted = timing._time_one(None, None, {"index": 0, "seed": 1},
+                                       _settings(graph=True), None)
+    assert result["status"] == "ok" and not faulted
+    assert result["samples_ms"] and all(s == 0.01 for s in result["samples_ms"])
+    assert len(result["graph_samples_ms"]) >= 10
+    assert all(s == 0.004 for s in result["graph_samples_ms"])
+    assert "graph_error" not in result
+    assert result["phase_ms"]["graph"] > 0
+    assert log == ["capture", "reset", "empty_cache"]  # freed before the next workload
+
+
+def test_a_workload_above_the_threshold_is_not_timed_as_a_graph(monkeypatch):
+    _, log = _fake_graphs(monkeypatch, eager_ms=0.1, replay_ms=0.004)
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1},
+                                 _settings(graph=True, graph_max_ms=0.05), None)
+    assert result["status"] == "ok"
+    assert "graph_samples_ms" not in result and "graph_error" not in result
+    assert "graph" not in result["phase_ms"] and log == []
+
+
+def test_without_graph_mode_no_graph_is_captured(monkeypatch):
+    _, log = _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
+    assert result["status"] == "ok"
+    assert "graph_samples_ms" not in result and "graph_error" not in result
+    assert "graph" not in result["phase_ms"] and log == []
+
+
+def test_a_failed_capture_is_reported_beside_intact_eager_samples(monkeypatch):
+    error = RuntimeError("operation not permitted when stream is capturing\nsecond line")
+    _, log = _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004, capture_error=error)
+    result, faulted = timing._time_one(None, None, {"index": 0, "seed": 1},
+                                       _settings(graph=True), None)
+    assert result["status"] == "ok" and not faulted
+    assert result["samples_ms"] and all(s == 0.01 for s in result["samples_ms"])
+    assert result["graph_error"] == ("RuntimeError: operation not permitted when stream is "
+                                     "capturing")
+    assert "graph_samples_ms" not in result
+    assert "empty_cache" in log
+
+
+def test_a_graph_error_is_short(monkeypatch):
+    _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004,
+                 capture_error=ValueError("x" * 1000))
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(graph=True), None)
+    assert result["graph_error"].startswith("ValueError: xxx")
+    assert len(result["graph_error"]) == timing.GRAPH_ERROR_CHARS
+
+
+def test_a_gpu_fault_in_the_capture_fails_the_later_workloads_not_this_one(monkeypatch):
+    error = RuntimeError("CUDA error: an illegal memory access was encountered")
+    _, log = _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004, capture_error=error)
+    workloads = [{"index": 0, "seed": 1}, {"index": 1, "seed": 2}]
+    results, faulted = timing.time_workloads(None, None, "cuda", workloads,
+                                             _settings(graph=True), None)
+    assert faulted
+    assert results[0]["status"] == "ok" and "illegal memory access" in results[0]["graph_error"]
+    assert results[1]["status"] == "error" and results[1]["error"]["kind"] == "gpu_fault"
+    assert "empty_cache" not in log  # a dead context is left alone

@@ -215,6 +215,8 @@ struct EvalArgs {
   double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
   double perf_scale = 1;
   std::string trace;  ///< --trace FILE: the run's timeline (common/trace.h)
+  bool graph = false;  ///< CUDA-graph mode (docs/metrics.md)
+  double graph_max_ms = run::TimingSettings{}.graph_max_ms;
 };
 
 /// The suite a run evaluates against: its root's tasks, with the perf workloads shrunk by
@@ -330,6 +332,8 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.timing.do_bench = a.do_bench;
   o.timing.ci_target = a.ci_target;
   o.timing.ci_budget_ms = a.ci_budget_ms;
+  o.timing.graph = a.graph;
+  o.timing.graph_max_ms = a.graph_max_ms;
   o.perf_scale = a.perf_scale;
   if (o.rules == "kernelbenchx") {
     o.require_triton = false;  // the public harness has no Triton requirement
@@ -411,6 +415,8 @@ struct CalibrateArgs {
   bool no_timings = false;
   bool quick = false;
   std::string baseline = "eager";
+  bool graph = false;  ///< cache the CUDA-graph mode's reference timings (eval --graph's key)
+  double graph_max_ms = run::TimingSettings{}.graph_max_ms;
 };
 
 // The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl), and the
@@ -491,6 +497,8 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   e.python = c.python;
   e.reference_timing = "cached";
   e.baseline = c.baseline;
+  e.graph = c.graph;
+  e.graph_max_ms = c.graph_max_ms;
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
@@ -1326,6 +1334,18 @@ int run_cli(int argc, char** argv) {
                        "speedups against both)")
       ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
       ->capture_default_str();
+  auto* eval_graph =
+      eval_cmd->add_flag("--graph", e.graph,
+                         "CUDA-graph mode: also time each workload whose eager median is below "
+                         "--graph-max-ms as replays of a CUDA graph (candidate and reference), "
+                         "reported beside the eager figures, never mixed into them");
+  eval_cmd
+      ->add_option("--graph-max-ms", e.graph_max_ms,
+                   "CUDA-graph mode: capture workloads whose eager median sample is below this "
+                   "(ms)")
+      ->check(CLI::Range(1e-6, 1e6))
+      ->needs(eval_graph)
+      ->capture_default_str();
   eval_cmd->add_option("--label", e.labels, "Label KEY=VALUE (repeatable); labels are part of the run, kept on resume");
   eval_cmd->add_option("--rules", e.rules,
                        "kbx (strict, default) or kernelbenchx (the public harness's rules, kbx's references)")
@@ -1467,6 +1487,16 @@ int run_cli(int argc, char** argv) {
   cal_cmd->add_option("--baseline", cal.baseline,
                       "Baselines to cache timings of: eager, or eager,compile (torch.compile too)")
       ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))
+      ->capture_default_str();
+  auto* cal_graph =
+      cal_cmd->add_flag("--graph", cal.graph,
+                        "Also time the references in CUDA-graph mode (the cache entries `kbx eval "
+                        "--graph` reads)");
+  cal_cmd
+      ->add_option("--graph-max-ms", cal.graph_max_ms,
+                   "CUDA-graph mode's threshold, as for kbx eval (ms)")
+      ->check(CLI::Range(1e-6, 1e6))
+      ->needs(cal_graph)
       ->capture_default_str();
   cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   cal_cmd->add_option("--python", cal.python, "Python with torch and triton");

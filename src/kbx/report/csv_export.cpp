@@ -21,6 +21,9 @@ constexpr const char* compile_header =
     ",compile_ref_runtime_ms,speedup_vs_compile,speedup_vs_compile_ci_low,"
     "speedup_vs_compile_ci_high,speedup_vs_compile_verdict";
 
+// Appended last in runs in CUDA-graph mode (docs/metrics.md "CUDA-graph mode").
+constexpr const char* graph_header = ",graph_speedup,graph_workloads";
+
 // A field quoted when it holds a comma, a quote or a line break; quotes doubled.
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) {
@@ -59,7 +62,7 @@ std::vector<std::string> compile_fields(const SubmissionRow& r) {
           std::string(stats::to_string(b ? b->speedup_verdict : stats::SpeedupVerdict::none))};
 }
 
-std::string csv_line(const SubmissionRow& r, bool kept, bool compile) {
+std::string csv_line(const SubmissionRow& r, bool kept, bool compile, bool graph) {
   std::optional<double> low;
   std::optional<double> high;
   if (r.speedup_ci) {
@@ -95,6 +98,10 @@ std::string csv_line(const SubmissionRow& r, bool kept, bool compile) {
     auto more = compile_fields(r);
     fields.insert(fields.end(), more.begin(), more.end());
   }
+  if (graph) {
+    fields.push_back(number(r.graph_speedup));
+    fields.push_back(std::to_string(r.graph_workloads));
+  }
   std::string line;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     line += (i == 0 ? "" : ",") + csv_field(fields[i]);
@@ -110,9 +117,10 @@ std::string kbx_results_csv(const ReportModel& model) {
     kept[i] = true;
   }
   const bool compile = model.has_compile_baseline();
-  std::string out = std::string(header) + (compile ? compile_header : "") + "\n";
+  std::string out = std::string(header) + (compile ? compile_header : "") +
+                    (model.graph_mode ? graph_header : "") + "\n";
   for (std::size_t i = 0; i < model.rows.size(); ++i) {
-    out += csv_line(model.rows[i], kept[i], compile);
+    out += csv_line(model.rows[i], kept[i], compile, model.graph_mode);
   }
   return out;
 }

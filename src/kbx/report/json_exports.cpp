@@ -101,7 +101,21 @@ Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr
 
 Json ratio_or_null(bool present, double value) { return present ? Json(value) : Json(nullptr); }
 
-Json workload_json(const WorkloadRow& w, bool compile) {
+// The CUDA-graph figures of a workload (a run in graph mode): null medians and speedup where a
+// side has no graph samples; each side's error only when there is one.
+void add_graph(Json& j, const WorkloadRow& w) {
+  j["graph_runtime_ms"] = ratio_or_null(w.graph_ms.n > 0, w.graph_ms.median);
+  j["ref_graph_runtime_ms"] = ratio_or_null(w.ref_graph_ms.n > 0, w.ref_graph_ms.median);
+  j["graph_speedup"] = ratio_or_null(w.graph_speedup > 0, w.graph_speedup);
+  if (!w.graph_error.empty()) {
+    j["graph_error"] = w.graph_error;
+  }
+  if (!w.ref_graph_error.empty()) {
+    j["ref_graph_error"] = w.ref_graph_error;
+  }
+}
+
+Json workload_json(const WorkloadRow& w, bool compile, bool graph) {
   Json j = Json::object();
   j["index"] = w.index;
   j["params"] = w.params;
@@ -128,6 +142,9 @@ Json workload_json(const WorkloadRow& w, bool compile) {
     j["compile_runtime_ms"] = ratio_or_null(w.compile_ms.n > 0, w.compile_ms.median);
     j["speedup_vs_compile"] = ratio_or_null(w.compile_ms.n > 0, w.compile_speedup);
   }
+  if (graph) {
+    add_graph(j, w);
+  }
   return j;
 }
 
@@ -145,7 +162,7 @@ void add_vs_compile(Json& j, const SubmissionRow& r) {
   j["compile_note"] = r.compile_note;
 }
 
-Json row_json(const SubmissionRow& r, bool kept, bool compile) {
+Json row_json(const SubmissionRow& r, bool kept, bool compile, bool graph) {
   Json j = Json::object();
   j["file"] = r.file;
   j["call_ok"] = r.call_ok;
@@ -173,6 +190,10 @@ Json row_json(const SubmissionRow& r, bool kept, bool compile) {
   if (compile) {
     add_vs_compile(j, r);
   }
+  if (graph) {  // CUDA-graph mode: beside the eager speedup, never mixed into it
+    j["graph_speedup"] = r.graph_speedup ? Json(*r.graph_speedup) : Json(nullptr);
+    j["graph_workloads"] = r.graph_workloads;
+  }
   j["code_quality"] = optional_or_null(r.code_quality.complexity);
   j["maintainability"] = optional_or_null(r.code_quality.maintainability);
   j["code_quality_error"] = r.code_quality.error;
@@ -184,7 +205,7 @@ Json row_json(const SubmissionRow& r, bool kept, bool compile) {
   }
   j["workloads"] = Json::array();
   for (const WorkloadRow& w : r.workloads) {
-    j["workloads"].push_back(workload_json(w, compile));
+    j["workloads"].push_back(workload_json(w, compile, graph));
   }
   j["code"] = r.code;
   return j;
@@ -202,7 +223,18 @@ Json vs_compile_json(const Totals& t) {
   return j;
 }
 
-Json totals_json(const Totals& t, bool compile) {
+Json graph_json(const Totals::Graph& g) {
+  Json j = Json::object();
+  j["timed"] = g.timed;
+  j["tasks"] = g.tasks;
+  j["workloads"] = g.workloads;
+  j["geomean_speedup"] = g.timed > 0 ? Json(g.geomean_speedup) : Json(nullptr);
+  j["eager_geomean_speedup"] = g.timed > 0 ? Json(g.eager_geomean_speedup) : Json(nullptr);
+  j["failed_workloads"] = g.failed_workloads;
+  return j;
+}
+
+Json totals_json(const Totals& t, bool compile, bool graph) {
   Json j = Json::object();
   j["total"] = t.total;
   j["call_pass"] = t.call_pass;
@@ -222,6 +254,9 @@ Json totals_json(const Totals& t, bool compile) {
   j["fast_2"] = rate(t.fast_2_pass, t.total);
   if (compile) {
     j["vs_compile"] = vs_compile_json(t);
+  }
+  if (graph) {
+    j["graph"] = graph_json(t.graph);
   }
   return j;
 }
@@ -260,12 +295,12 @@ Json summary_json(const ReportModel& model) {
 
 Json kbx_summary_json(const ReportModel& model) {
   const bool compile = model.has_compile_baseline();
-  Json out = totals_json(model.overall, compile);
+  Json out = totals_json(model.overall, compile, model.graph_mode);
   out["tasks"] = model.task_totals.total;
   out["baselines"] = model.baselines;
   out["categories"] = Json::object();
   for (const auto& [name, totals] : model.categories) {
-    out["categories"][name] = totals_json(totals, compile);
+    out["categories"][name] = totals_json(totals, compile, model.graph_mode);
   }
   out["outcomes"] = Json::object();
   for (const auto& [outcome, count] : model.outcomes) {
@@ -297,7 +332,8 @@ Json kbx_results_json(const ReportModel& model) {
   out["summary"] = kbx_summary_json(model);
   out["submissions"] = Json::array();
   for (std::size_t i = 0; i < model.rows.size(); ++i) {
-    out["submissions"].push_back(row_json(model.rows[i], kept[i], model.has_compile_baseline()));
+    out["submissions"].push_back(
+        row_json(model.rows[i], kept[i], model.has_compile_baseline(), model.graph_mode));
   }
   return out;
 }
@@ -316,7 +352,12 @@ void write_exports(const ReportModel& model, const std::filesystem::path& dir) {
 }
 
 Json submission_record_json(const SubmissionRow& row, bool in_metrics_json) {
-  return row_json(row, in_metrics_json, row.vs_compile.has_value() || !row.compile_note.empty());
+  bool graph = std::any_of(row.workloads.begin(), row.workloads.end(), [](const WorkloadRow& w) {
+    return w.graph_ms.n > 0 || w.ref_graph_ms.n > 0 || !w.graph_error.empty() ||
+           !w.ref_graph_error.empty();
+  });
+  return row_json(row, in_metrics_json, row.vs_compile.has_value() || !row.compile_note.empty(),
+                  graph);
 }
 
 }  // namespace kbx::report

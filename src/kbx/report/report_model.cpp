@@ -114,6 +114,24 @@ double per_second(double amount, double unit, double time_ms) {
   return time_ms > 0 ? amount / unit / (time_ms / 1e3) : 0;
 }
 
+// A time that can divide and be divided: samples with a positive, finite median.
+bool usable_time(const stats::Summary& ms) {
+  return ms.n > 0 && std::isfinite(ms.median) && ms.median > 0;
+}
+
+// The workload's CUDA-graph figures, from each side's graph samples and errors.
+void fill_graph(WorkloadRow& w, const TimingRecord& candidate, const TimingRecord* reference) {
+  w.graph_ms = stats::summarize(candidate.graph_samples_ms);
+  w.graph_error = candidate.graph_error;
+  if (reference != nullptr) {
+    w.ref_graph_ms = stats::summarize(reference->graph_samples_ms);
+    w.ref_graph_error = reference->graph_error;
+  }
+  if (usable_time(w.graph_ms) && usable_time(w.ref_graph_ms)) {
+    w.graph_speedup = w.ref_graph_ms.median / w.graph_ms.median;
+  }
+}
+
 WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord* reference,
                               const WorkloadRecord* model) {
   WorkloadRow w;
@@ -135,6 +153,7 @@ WorkloadRow make_workload_row(const TimingRecord& candidate, const TimingRecord*
   w.speedup = median_ms > 0 && w.reference_ms.n > 0 ? w.reference_ms.median / median_ms : 0;
   w.host_synchronising = reference != nullptr && is_host_synchronising(*reference);
   w.timed_by_bracket = candidate.timed_by_bracket;
+  fill_graph(w, candidate, reference);
   return w;
 }
 
@@ -171,11 +190,6 @@ SamplingCounts count_sampling(const ReportModel& model) {
 }
 
 namespace {
-
-// A time that can divide and be divided: samples with a positive, finite median.
-bool usable_time(const stats::Summary& ms) {
-  return ms.n > 0 && std::isfinite(ms.median) && ms.median > 0;
-}
 
 // Why an evaluation marked perf_ok has no usable timings in the store; empty when it has them.
 std::string missing_perf_data(const SubmissionRow& row, const EvaluationRecord& e) {
@@ -214,6 +228,22 @@ void fill_aggregates(SubmissionRow& row) {
   row.tflops = per_second(flops, 1e12, row.runtime_ms);
   row.speedup = row.ref_runtime_ms / row.runtime_ms;
   row.avg_speedup = stats::arithmetic_mean(speedups);
+}
+
+// The CUDA-graph speedup: sums of graph medians over the workloads both sides replayed.
+void fill_graph_aggregates(SubmissionRow& row) {
+  double reference_ms = 0;
+  double candidate_ms = 0;
+  for (const WorkloadRow& w : row.workloads) {
+    if (w.graph_speedup > 0) {
+      reference_ms += w.ref_graph_ms.median;
+      candidate_ms += w.graph_ms.median;
+      row.graph_workloads += 1;
+    }
+  }
+  if (row.graph_workloads > 0) {
+    row.graph_speedup = reference_ms / candidate_ms;
+  }
 }
 
 // The speedup's interval and verdict from the raw samples, seeded by the task key.
@@ -316,6 +346,7 @@ void fill_evaluation(SubmissionRow& row, const EvaluationRecord& e, const TaskRe
   }
   row.perf_ok = true;
   fill_aggregates(row);
+  fill_graph_aggregates(row);
   fill_speedup_verdict(row, samples, bootstrap);
   fill_vs_compile(row, e, references.compiled(e.reference_session_id, row.file, e.device),
                   bootstrap);
@@ -391,6 +422,32 @@ void count_vs_compile(Totals::Baseline& t, const std::vector<const SubmissionRow
   t.geomean_speedup = stats::geometric_mean(speedups);
 }
 
+// The CUDA-graph totals over the perf_ok rows (Totals::Graph).
+void count_graph(Totals::Graph& t, const std::vector<const SubmissionRow*>& rows) {
+  std::vector<double> graph;
+  std::vector<double> eager;
+  std::set<std::string> tasks;
+  for (const SubmissionRow* r : rows) {
+    if (!r->perf_ok) {
+      continue;
+    }
+    for (const WorkloadRow& w : r->workloads) {
+      t.failed_workloads += w.graph_error.empty() && w.ref_graph_error.empty() ? 0 : 1;
+    }
+    if (!r->graph_speedup) {
+      continue;
+    }
+    t.timed += 1;
+    t.workloads += r->graph_workloads;
+    tasks.insert(r->file);
+    graph.push_back(*r->graph_speedup);
+    eager.push_back(r->speedup);
+  }
+  t.tasks = static_cast<int>(tasks.size());
+  t.geomean_speedup = stats::geometric_mean(graph);
+  t.eager_geomean_speedup = stats::geometric_mean(eager);
+}
+
 }  // namespace
 
 Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
@@ -419,6 +476,7 @@ Totals make_totals(const std::vector<const SubmissionRow*>& rows) {
   t.avg_speedup_per_task = stats::arithmetic_mean(speedups);
   t.geomean_speedup = stats::geometric_mean(speedups);
   count_vs_compile(t.vs_compile, rows);
+  count_graph(t.graph, rows);
   return t;
 }
 
@@ -542,6 +600,20 @@ std::vector<std::string> run_baselines(store::Database& db,
     add(Json::array({"compile"}));
   }
   return out;
+}
+
+// Whether the run is in CUDA-graph mode: its identity says so (a merged run's too), or a stored
+// timing of a row has graph samples or a graph error.
+bool has_graph_mode(store::Database& db, const std::vector<SubmissionRow>& rows) {
+  if (auto config = db.run_config(); config && config->contains("graph_max_ms")) {
+    return true;
+  }
+  return std::any_of(rows.begin(), rows.end(), [](const SubmissionRow& r) {
+    return std::any_of(r.workloads.begin(), r.workloads.end(), [](const WorkloadRow& w) {
+      return w.graph_ms.n > 0 || w.ref_graph_ms.n > 0 || !w.graph_error.empty() ||
+             !w.ref_graph_error.empty();
+    });
+  });
 }
 
 std::optional<double> number_or_null(const Json& j, const char* key) {
@@ -725,6 +797,7 @@ ReportModel build_report_model(store::Database& db) {
     model.perf_scale = (*config)["perf_scale"].get<double>();
   }
   model.baselines = run_baselines(db, model.rows);
+  model.graph_mode = has_graph_mode(db, model.rows);
   return model;
 }
 

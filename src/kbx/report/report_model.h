@@ -48,6 +48,15 @@ struct WorkloadRow {
   /// compile median / candidate median (0 without).
   stats::Summary compile_ms;
   double compile_speedup = 0;
+  /// CUDA-graph mode (docs/metrics.md "CUDA-graph mode"): the candidate's and the reference's
+  /// samples of graph replays (n == 0 without), reference graph median / candidate graph median
+  /// (0 unless both sides have samples), and why a side's capture or replay failed (empty
+  /// otherwise). Informative: never part of speedup, perf_ok or any verdict.
+  stats::Summary graph_ms;
+  stats::Summary ref_graph_ms;
+  double graph_speedup = 0;
+  std::string graph_error;
+  std::string ref_graph_error;
 };
 
 /// The speedup against a baseline other than eager (the compile baseline), with the same
@@ -128,6 +137,11 @@ struct SubmissionRow {
   /// compile baseline timed every workload; compile_note says why it is missing otherwise.
   std::optional<BaselineSpeedup> vs_compile;
   std::string compile_note;
+  /// CUDA-graph mode, perf_ok rows: the sum of the reference's graph medians over the sum of the
+  /// candidate's, over the graph_workloads workloads where both sides have graph samples; absent
+  /// (and graph_workloads 0) when none has. Reported beside `speedup`, never mixed into it.
+  std::optional<double> graph_speedup;
+  int graph_workloads = 0;
   double time_total_ms = 0;
   std::vector<WorkloadRow> workloads;
   /// The submission's own labels: for a candidate of `kbx generate`, method, model, round and
@@ -172,6 +186,18 @@ struct Totals {
     int fast_1_5_pass = 0;
     int fast_2_pass = 0;
   } vs_compile;
+  /// CUDA-graph mode, over the perf_ok rows with a graph_speedup: how many, their distinct tasks
+  /// and workloads replayed on both sides, the geometric mean of their graph speedups and of their
+  /// eager speedups (the same rows); and the perf_ok rows' workloads where a side's capture or
+  /// replay failed.
+  struct Graph {
+    int timed = 0;
+    int tasks = 0;
+    int workloads = 0;
+    double geomean_speedup = 0;
+    double eager_geomean_speedup = 0;
+    int failed_workloads = 0;
+  } graph;
 };
 
 struct ReportModel {
@@ -204,6 +230,9 @@ struct ReportModel {
   /// The run's baselines (`--baseline`, from its stored identity): {"eager"} for runs made
   /// before the choice existed; "compile" also when any stored row has compile timings.
   std::vector<std::string> baselines{"eager"};
+  /// CUDA-graph mode (`kbx eval --graph`): on when the run's identity says so or any stored
+  /// timing has graph figures; kbx-results.json and the CSV carry the graph columns only then.
+  bool graph_mode = false;
 
   /// The run's --method label, or "" (metrics.json's `method`).
   [[nodiscard]] std::string method() const;

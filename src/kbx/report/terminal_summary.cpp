@@ -240,6 +240,31 @@ std::string render_vs_compile(const ReportModel& model) {
   return out;
 }
 
+// CUDA-graph mode, one line apart from the eager figures: how many launch-bound workloads both
+// sides replayed as graphs, the geometric mean of the graph speedups and of the eager speedups of
+// the same submissions, and how many captures failed.
+std::string render_graph(const ReportModel& model) {
+  const Totals::Graph& g = model.overall.graph;
+  if (!model.graph_mode || (g.timed == 0 && g.failed_workloads == 0)) {
+    return {};
+  }
+  std::string out = "CUDA graphs: ";
+  if (g.timed > 0) {
+    out += fmt::format(
+        "{} launch-bound workload{} in {} task{} replayed as graphs; geomean speedup in graph "
+        "mode {:.2f}x (eager {:.2f}x on the same tasks)",
+        g.workloads, g.workloads == 1 ? "" : "s", g.tasks, g.tasks == 1 ? "" : "s",
+        g.geomean_speedup, g.eager_geomean_speedup);
+  } else {
+    out += "no workload replayed as a graph on both sides";
+  }
+  if (g.failed_workloads > 0) {
+    out += fmt::format("; capture failed on {} workload{} (graph_error in kbx-results.json)",
+                       g.failed_workloads, g.failed_workloads == 1 ? "" : "s");
+  }
+  return out + "\n";
+}
+
 std::string render_input_errors(const ReportModel& model) {
   if (model.input_errors.empty()) {
     return {};
@@ -277,7 +302,7 @@ std::string render_terminal_summary(const ReportModel& model, bool color) {
                        model.perf_scale);
   }
   return out + render_table(model, color) + render_verdicts(model) + render_vs_compile(model) +
-         render_outcomes(model) + render_input_errors(model);
+         render_graph(model) + render_outcomes(model) + render_input_errors(model);
 }
 
 }  // namespace kbx::report

@@ -654,6 +654,9 @@ struct Evaluation {
       for (double s : t.samples_ms) {
         reported_ms += s;
       }
+      for (double s : t.graph_samples_ms) {  // taken within the same request
+        reported_ms += s;
+      }
       host_ms += t.host_ms.value_or(0.0) * static_cast<double>(t.samples_ms.size());
     }
     if (host_ms > wall_ms) {

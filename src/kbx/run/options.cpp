@@ -36,6 +36,10 @@ Json TimingSettings::to_json() const {
   if (do_bench) {
     j["do_bench"] = true;  // only when asked: the timing cache's key stays as it was otherwise
   }
+  if (graph) {  // likewise
+    j["graph"] = true;
+    j["graph_max_ms"] = graph_max_ms;
+  }
   return j;
 }
 
@@ -57,6 +61,9 @@ Json RunOptions::identity() const {
   }
   if (baselines.size() > 1) {  // runs made before the choice existed had eager alone
     j["baselines"] = baselines;
+  }
+  if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
+    j["graph_max_ms"] = timing.graph_max_ms;
   }
   if (shard.active()) {  // a shard's split depends on the selection and the suite's tasks
     j["shard"] = shard.label();

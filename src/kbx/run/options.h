@@ -33,7 +33,14 @@ struct TimingSettings {
   /// `kbx doctor --timing`: the reference worker also times each workload with Triton's
   /// do_bench, and the reference service writes both medians to <out>/timer-check.jsonl.
   bool do_bench = false;
+  /// CUDA-graph mode (`kbx eval --graph`, docs/metrics.md "CUDA-graph mode"): each workload whose
+  /// eager median sample is below graph_max_ms is also captured into a CUDA graph and its replays
+  /// timed, reported beside eager and never mixed into it.
+  bool graph = false;
+  double graph_max_ms = 0.05;
 
+  /// The `settings` object of a time request. Fields that are off (do_bench, graph) are left out,
+  /// so the timing cache's keys, which hash it, stay as they were before those fields existed.
   [[nodiscard]] Json to_json() const;
 };
 

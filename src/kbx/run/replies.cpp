@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kbx/common/strings.h"
+
 namespace kbx::run {
 
 Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
@@ -79,6 +81,40 @@ bool CaseResult::raised_one_of(const std::vector<std::string>& names) const {
   return false;
 }
 namespace {
+
+/// An ok timing result's CUDA-graph figures into `t` (docs/worker-protocol.md, `time`); the
+/// protocol error when they are malformed.
+std::optional<Error> decode_graph_figures(const Json& r, store::TimingRecord& t) {
+  if (r.contains("graph_samples_ms") && r.contains("graph_error")) {
+    return Error(ErrorKind::protocol, "workload {}: both graph_samples_ms and graph_error",
+                 t.workload);
+  }
+  if (r.contains("graph_samples_ms")) {
+    const Json& samples = r.at("graph_samples_ms");
+    if (!samples.is_array() || samples.empty() || samples.size() > max_graph_samples) {
+      return Error(ErrorKind::protocol,
+                   "workload {}: graph_samples_ms must be a list of 1 to {} times", t.workload,
+                   max_graph_samples);
+    }
+    for (const Json& s : samples) {
+      if (!s.is_number() || !std::isfinite(s.get<double>()) || s.get<double>() <= 0) {
+        return Error(ErrorKind::protocol, "workload {}: a graph sample of {}", t.workload,
+                     s.dump().substr(0, 32));
+      }
+      t.graph_samples_ms.push_back(s.get<double>());
+    }
+  }
+  if (r.contains("graph_error")) {
+    const Json& error = r.at("graph_error");
+    if (!error.is_string()) {
+      return Error(ErrorKind::protocol, "workload {}: graph_error is not a string", t.workload);
+    }
+    std::string text = printable(error.get<std::string>(), 4 * max_graph_error_bytes);
+    text.resize(utf8_valid_prefix(std::string_view(text).substr(0, max_graph_error_bytes)));
+    t.graph_error = text.empty() ? "graph capture failed" : text;
+  }
+  return std::nullopt;
+}
 
 // error[name] when it is a string, else "" (worker replies are not trusted to be well-formed).
 std::string text_field(const Json& error, const char* name) {
@@ -241,9 +277,14 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           t.inventory_kernel_ms = r.at("inventory_kernel_ms").get<std::vector<double>>();
           t.inventory_ms = r.at("inventory_ms").get<std::vector<double>>();
         }
+        if (auto bad = decode_graph_figures(r, t)) {
+          return *bad;
+        }
         if (t.samples_ms.empty()) {
           t.status = "error";
           t.error = "no samples";
+          t.graph_samples_ms.clear();
+          t.graph_error.clear();
         }
       } else {
         const Json& error = r.value("error", Json::object());

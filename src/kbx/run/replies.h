@@ -67,7 +67,14 @@ constexpr std::size_t max_inventory_names = 80;
 constexpr std::size_t max_timing_phases = 8;
 Result<std::vector<store::KernelUse>> decode_kernels(const Json& kernels, const std::string& stage);
 
-/// The `results` of a `timings` reply as timing records.
+/// A timing result's `graph_samples_ms` has at most this many entries (the worker's limit on
+/// ci_max_samples), and its `graph_error` is cut to this many bytes.
+constexpr std::size_t max_graph_samples = 100'000;
+constexpr std::size_t max_graph_error_bytes = 200;
+
+/// The `results` of a `timings` reply as timing records. An ok result's optional CUDA-graph
+/// figures (`graph_samples_ms`: finite positive numbers; `graph_error`: a string; not both) are
+/// checked like the samples; anything else there is a protocol error.
 Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& reply);
 
 /// "TypeError: softmax() missing 1 required positional argument: 'dim'" from a worker error.

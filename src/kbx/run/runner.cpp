@@ -59,6 +59,9 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
   if (have->contains("baselines") && !want.contains("baselines")) {
     want["baselines"] = options.baselines;  // eager alone: refused below, a resume keeps them
   }
+  if (have->contains("graph_max_ms") && !want.contains("graph_max_ms")) {
+    want["graph_max_ms"] = nullptr;  // without --graph: refused below, a resume keeps graph mode
+  }
   for (const auto& [key, value] : want.items()) {
     if (key == "rules" && !have->contains(key) && value == "kbx") {
       continue;  // a run made before rule sets existed used kbx's rules

@@ -66,7 +66,8 @@ void insert_timings(Connection conn, const char* timing_sql, const char* sample_
     timing
         .bind_all(key..., t.workload, t.status, t.error, t.warmup_calls,
                   std::string(t.timed_by_bracket ? "brackets" : "events"), t.method_note,
-                  t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms)
+                  t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms,
+                  detail::dump_json(Json(t.graph_samples_ms)), t.graph_error)
         .run();
     std::int64_t timing_id = timing.last_insert_rowid();
     for (std::size_t i = 0; i < t.samples_ms.size(); ++i) {
@@ -123,16 +124,42 @@ CaseRecord read_case(const Statement& st, int first) {
   return c;
 }
 
+// The columns insert_timings writes after the key, in its statements' order (the same in every
+// timings table).
+constexpr const char* timing_insert_columns =
+    "workload_index, status, error, warmup_calls, method, method_note, events_median_ms, "
+    "brackets_min_ms, kernel_busy_ms, host_ms, graph_samples_json, graph_error";
+constexpr const char* timing_insert_values = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+// "INSERT INTO <table> (<key columns>, <timing_insert_columns>) VALUES (...)".
+std::string timing_insert_sql(const char* table, const char* key_columns,
+                              const char* key_values) {
+  return fmt::format("INSERT INTO {} ({}, {}) VALUES ({}, {})", table, key_columns,
+                     timing_insert_columns, key_values, timing_insert_values);
+}
+
 // The columns append_timing_row reads, for a timings table `t` joined with its samples `s`.
 constexpr const char* timing_row_columns =
     "t.workload_index, t.status, t.error, t.warmup_calls, t.method, t.method_note, "
-    "t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms, s.sample_index, "
-    "s.time_ms";
+    "t.events_median_ms, t.brackets_min_ms, t.kernel_busy_ms, t.host_ms, t.graph_samples_json, "
+    "t.graph_error, s.sample_index, s.time_ms";
+
+// The numbers of a graph_samples_json column (a list; anything else in it is skipped).
+std::vector<double> graph_samples_of(const Statement& st, int column) {
+  std::vector<double> out;
+  Json list = st.json(column);
+  for (const Json& v : list.is_array() ? list : Json::array()) {
+    if (v.is_number()) {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
 
 // One row of a timings-LEFT-JOIN-samples query, columns from `first`: workload_index, status,
 // error, warmup_calls, method, method_note, events_median_ms, brackets_min_ms, kernel_busy_ms,
-// host_ms, sample_index (NULL when the workload has no samples), time_ms.
-// Rows must come ordered by workload, then sample.
+// host_ms, graph_samples_json, graph_error, sample_index (NULL when the workload has no samples),
+// time_ms. Rows must come ordered by workload, then sample.
 void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>& out) {
   int workload = st.int32(first);
   if (out.empty() || out.back().workload != workload) {
@@ -150,10 +177,12 @@ void append_timing_row(const Statement& st, int first, std::vector<TimingRecord>
     t.brackets_min_ms = optional_real(first + 7);
     t.kernel_busy_ms = optional_real(first + 8);
     t.host_ms = optional_real(first + 9);
+    t.graph_samples_ms = graph_samples_of(st, first + 10);
+    t.graph_error = st.text(first + 11);
     out.push_back(std::move(t));
   }
-  if (!st.is_null(first + 10)) {
-    out.back().samples_ms.push_back(st.real(first + 11));
+  if (!st.is_null(first + 12)) {
+    out.back().samples_ms.push_back(st.real(first + 13));
   }
 }
 
@@ -227,9 +256,7 @@ void Database::save_evaluation(const EvaluationRecord& evaluation) {
     insert_cases(conn, evaluation);
     insert_kernels(conn, evaluation);
     insert_timings(conn,
-                   "INSERT INTO candidate_timings (submission_id, workload_index, status, error, "
-                   "warmup_calls, method, method_note, events_median_ms, brackets_min_ms, "
-                   "kernel_busy_ms, host_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   timing_insert_sql("candidate_timings", "submission_id", "?").c_str(),
                    "INSERT INTO candidate_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    evaluation.timings, evaluation.submission_id);
@@ -293,10 +320,9 @@ void Database::save_reference_timings(std::int64_t session_id, const std::string
           .bind_all(session_id, task_key, device)
           .run();
       insert_timings(conn,
-                     "INSERT INTO reference_timings (session_id, task_key, device, workload_index, "
-                     "status, error, warmup_calls, method, method_note, events_median_ms, "
-                     "brackets_min_ms, kernel_busy_ms, host_ms) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     timing_insert_sql("reference_timings", "session_id, task_key, device",
+                                       "?, ?, ?")
+                         .c_str(),
                      "INSERT INTO reference_samples (timing_id, sample_index, time_ms) "
                      "VALUES (?, ?, ?)",
                      timings, session_id, task_key, device);
@@ -307,10 +333,9 @@ void Database::save_reference_timings(std::int64_t session_id, const std::string
           .bind_all(submission_id, session_id, device)
           .run();
       insert_timings(conn,
-                     "INSERT INTO submission_reference_timings (submission_id, session_id, "
-                     "task_key, device, workload_index, status, error, warmup_calls, method, "
-                     "method_note, events_median_ms, brackets_min_ms, kernel_busy_ms, host_ms) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     timing_insert_sql("submission_reference_timings",
+                                       "submission_id, session_id, task_key, device", "?, ?, ?, ?")
+                         .c_str(),
                      "INSERT INTO submission_reference_samples (timing_id, sample_index, time_ms) "
                      "VALUES (?, ?, ?)",
                      timings, submission_id, session_id, task_key, device);
@@ -364,10 +389,9 @@ void Database::save_baseline_timings(std::int64_t session_id, const std::string&
         .bind_all(session_id, task_key, device, baseline)
         .run();
     insert_timings(conn,
-                   "INSERT INTO baseline_timings (session_id, task_key, device, baseline, "
-                   "workload_index, status, error, warmup_calls, method, method_note, "
-                   "events_median_ms, brackets_min_ms, kernel_busy_ms, host_ms) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   timing_insert_sql("baseline_timings", "session_id, task_key, device, baseline",
+                                     "?, ?, ?, ?")
+                       .c_str(),
                    "INSERT INTO baseline_samples (timing_id, sample_index, time_ms) "
                    "VALUES (?, ?, ?)",
                    timings, session_id, task_key, device, baseline);

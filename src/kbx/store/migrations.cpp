@@ -325,7 +325,22 @@ CREATE TABLE baseline_samples (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array<Migration, 10> all_migrations{{
+// Version 11: CUDA-graph mode (`kbx eval --graph`, docs/metrics.md): per timing row, the samples
+// of replaying the call as a CUDA graph (a JSON list, '[]' when it was not captured) and why the
+// capture or a replay failed. Informative figures, read whole with their row: the eager samples
+// that verdicts rest on stay one row each.
+constexpr const char* graph_timings_sql = R"sql(
+ALTER TABLE candidate_timings ADD COLUMN graph_samples_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE candidate_timings ADD COLUMN graph_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE reference_timings ADD COLUMN graph_samples_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE reference_timings ADD COLUMN graph_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE submission_reference_timings ADD COLUMN graph_samples_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE submission_reference_timings ADD COLUMN graph_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE baseline_timings ADD COLUMN graph_samples_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE baseline_timings ADD COLUMN graph_error TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 11> all_migrations{{
     {1, "init", init_sql},
     {2, "verdict_provenance", verdict_provenance_sql},
     {3, "kernel_inventory", kernel_inventory_sql},
@@ -336,6 +351,7 @@ constexpr std::array<Migration, 10> all_migrations{{
     {8, "serve_requests", serve_requests_sql},
     {9, "generation_runs", generation_runs_sql},
     {10, "baseline_timings", baseline_timings_sql},
+    {11, "graph_timings", graph_timings_sql},
 }};
 
 }  // namespace

@@ -113,6 +113,13 @@ struct TimingRecord {
   /// the time request's wall time went for this workload, in order ("setup", "inputs", "warmup",
   /// "samples", "brackets", "inventory"), in ms.
   std::vector<std::pair<std::string, double>> phase_ms{};
+  /// CUDA-graph mode (`kbx eval --graph`, docs/metrics.md "CUDA-graph mode"): the samples of
+  /// replaying the call captured into a CUDA graph, timed like samples_ms (empty when the workload
+  /// was not captured: graph mode off, eager median above the threshold, or a failure), and why
+  /// the capture or a replay failed (empty otherwise). Informative only: never part of perf_ok,
+  /// the speedup or its verdict; stored as graph_samples_json and graph_error.
+  std::vector<double> graph_samples_ms{};
+  std::string graph_error{};
 };
 
 /// The final result of evaluating one submission. Written once, in one transaction.

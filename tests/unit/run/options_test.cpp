@@ -1,5 +1,5 @@
-// RunOptions: `--baseline` parsing, the baselines in the run's identity, and a resume that would
-// change them refused.
+// RunOptions: `--baseline` parsing, the baselines and graph mode in the run's identity, and a
+// resume that would change them refused; the timing settings sent to the worker.
 #include "kbx/run/options.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +63,53 @@ TEST(CheckIdentity, AResumeMayNeitherAddNorDropTheCompileBaseline) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::usage);
     EXPECT_NE(std::string(e.what()).find("baselines"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
+  TimingSettings off;
+  Json plain = off.to_json();
+  EXPECT_FALSE(plain.contains("graph"));
+  EXPECT_FALSE(plain.contains("graph_max_ms"));
+  off.graph_max_ms = 0.2;  // the threshold alone changes nothing
+  EXPECT_EQ(off.to_json(), plain);
+  TimingSettings on;
+  on.graph = true;
+  on.graph_max_ms = 0.02;
+  Json sent = on.to_json();
+  EXPECT_EQ(sent["graph"], true);
+  EXPECT_EQ(sent["graph_max_ms"], 0.02);
+  sent.erase("graph");
+  sent.erase("graph_max_ms");
+  EXPECT_EQ(sent, plain);
+}
+
+TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
+  ScopedTempDir dir;
+  suite::Suite suite;
+  RunOptions eager;
+  eager.out_dir = dir.path();
+  EXPECT_FALSE(eager.identity().contains("graph_max_ms"));
+  RunOptions graph = eager;
+  graph.timing.graph = true;
+  EXPECT_EQ(graph.identity()["graph_max_ms"], 0.05);
+  RunOptions other_threshold = graph;
+  other_threshold.timing.graph_max_ms = 0.1;
+  {
+    auto db = store::Database::open(dir.path() / "eager.db");
+    check_identity(*db, eager, suite);
+    EXPECT_THROW(check_identity(*db, graph, suite), Error);
+  }
+  auto db = store::Database::open(dir.path() / "graph.db");
+  check_identity(*db, graph, suite);
+  check_identity(*db, graph, suite);
+  EXPECT_THROW(check_identity(*db, other_threshold, suite), Error);
+  try {
+    check_identity(*db, eager, suite);
+    FAIL() << "a resume without graph mode was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("graph_max_ms"), std::string::npos) << e.what();
   }
 }
 

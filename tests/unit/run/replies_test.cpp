@@ -1,10 +1,12 @@
 // Tests of decoding `cases` and `timings` replies, and of describing worker errors.
 #include "kbx/run/replies.h"
+#include "kbx/common/strings.h"
 #include "support/test_support.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -258,6 +260,80 @@ TEST(DecodeTimings, FloatOrOutOfRangeIndexesAndCountsAreErrors) {
             {{{"index", 0}, {"status", "ok"}, {"samples_ms", {1.0}}, {"warmup_calls", bad}}}))),
         "warmup_calls is not an integer");
   }
+}
+
+Json ok_timing(const Json& extra) {
+  Json r{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}};
+  r.update(extra);
+  return Json::array({r});
+}
+
+TEST(DecodeTimings, GraphSamplesAndErrorsAreReadBesideTheEagerSamples) {
+  auto r = decode_timings(timings_reply(ok_timing({{"graph_samples_ms", {0.004, 0.005}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].samples_ms, (std::vector<double>{0.5}));
+  EXPECT_EQ((*r)[0].graph_samples_ms, (std::vector<double>{0.004, 0.005}));
+  EXPECT_TRUE((*r)[0].graph_error.empty());
+  auto failed = decode_timings(timings_reply(
+      ok_timing({{"graph_error", "RuntimeError: operation not permitted when stream is "
+                                 "capturing"}})));
+  ASSERT_TRUE(failed.ok()) << failed.error().what();
+  EXPECT_EQ((*failed)[0].status, "ok");
+  EXPECT_TRUE((*failed)[0].graph_samples_ms.empty());
+  EXPECT_EQ((*failed)[0].graph_error,
+            "RuntimeError: operation not permitted when stream is capturing");
+  auto none = decode_timings(timings_reply(ok_timing(Json::object())));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE((*none)[0].graph_samples_ms.empty());
+  EXPECT_TRUE((*none)[0].graph_error.empty());
+}
+
+TEST(DecodeTimings, MalformedGraphFiguresAreProtocolErrors) {
+  for (const Json& bad : {Json(0.0), Json(-1.0), Json("x"), Json(nullptr),
+                          Json(std::numeric_limits<double>::infinity())}) {
+    EXPECT_CONTAINS(timings_error(timings_reply(ok_timing({{"graph_samples_ms", {0.1, bad}}}))),
+                    "graph sample");
+  }
+  EXPECT_CONTAINS(timings_error(timings_reply(ok_timing({{"graph_samples_ms", 0.1}}))),
+                  "graph_samples_ms must be a list");
+  EXPECT_CONTAINS(timings_error(timings_reply(ok_timing({{"graph_samples_ms", Json::array()}}))),
+                  "graph_samples_ms must be a list");
+  Json many = Json::array();
+  for (std::size_t i = 0; i <= max_graph_samples; ++i) {
+    many.push_back(0.01);
+  }
+  EXPECT_CONTAINS(timings_error(timings_reply(ok_timing({{"graph_samples_ms", many}}))),
+                  "1 to 100000");
+  EXPECT_CONTAINS(timings_error(timings_reply(ok_timing({{"graph_error", 3}}))),
+                  "graph_error is not a string");
+  EXPECT_CONTAINS(timings_error(timings_reply(ok_timing(
+                      {{"graph_samples_ms", {0.1}}, {"graph_error", "RuntimeError: x"}}))),
+                  "both");
+}
+
+TEST(DecodeTimings, AGraphErrorIsCutTo200PrintableBytes) {
+  std::string long_text = "RuntimeError: " + std::string(500, 'x');
+  auto r = decode_timings(timings_reply(ok_timing({{"graph_error", long_text}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].graph_error.size(), max_graph_error_bytes);
+  EXPECT_EQ((*r)[0].graph_error, long_text.substr(0, max_graph_error_bytes));
+  std::string accents = "a";  // then é, two bytes each: byte 200 falls inside one
+  for (int i = 0; i < 150; ++i) {
+    accents += "\xc3\xa9";
+  }
+  auto cut = decode_timings(timings_reply(ok_timing({{"graph_error", accents + "\n"}})));
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ((*cut)[0].graph_error.size(), max_graph_error_bytes - 1);
+  EXPECT_EQ(utf8_valid_prefix((*cut)[0].graph_error), (*cut)[0].graph_error.size());
+}
+
+TEST(DecodeTimings, AnErrorResultKeepsNoGraphFigures) {
+  auto r = decode_timings(timings_reply(
+      Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", Json::array()},
+                    {"graph_samples_ms", {0.1}}}})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].status, "error");
+  EXPECT_TRUE((*r)[0].graph_samples_ms.empty());
 }
 
 TEST(DescribeWorkerError, JoinsTypeAndMessage) {

@@ -100,7 +100,7 @@ TEST(BaselineTimings, AVersion9StoreMigratesKeepsItsReferenceTimingsAndTakesBase
                 "status, error, warmup_calls) VALUES (1, 'Math/add.py', 'cpu', 0, 'ok', '', 2);"
                 "INSERT INTO reference_samples VALUES (1, 0, 0.5);");
   auto db = Database::open(path);
-  EXPECT_EQ(latest_schema_version(), 10);
+  EXPECT_GE(latest_schema_version(), 10);
   auto eager = db->reference_timings(1, "Math/add.py", "cpu");
   ASSERT_TRUE(eager.has_value());
   EXPECT_EQ((*eager)[0].samples_ms, std::vector<double>{0.5});

@@ -55,8 +55,9 @@ TEST(GenerationTables, AVersion5StoreMigratesToTheLatestAndKeepsItsData) {
   EXPECT_EQ(db->submissions()[0].id, "s1");
   EXPECT_TRUE(db->generations().empty());
   EXPECT_FALSE(db->llm_response("k").has_value());
-  EXPECT_EQ(latest_schema_version(), 10);  // 6 generation tables, 7 workload inputs, 8 serve,
-                                           // 9 generation rows keyed by their run, 10 baselines
+  EXPECT_EQ(latest_schema_version(), 11);  // 6 generation tables, 7 workload inputs, 8 serve,
+                                           // 9 generation rows keyed by their run, 10 baselines,
+                                           // 11 CUDA-graph samples
 }
 
 TEST(GenerationTables, CachedAnswersRoundTripAndTheFirstAnswerOfAKeyIsKept) {
