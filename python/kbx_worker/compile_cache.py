@@ -299,19 +299,24 @@ def harvest(root: str, inbox: str, work: str | None = None) -> dict:
     counts = _counts()
     claims = _read_claims(inbox, counts)
     shutil.rmtree(inbox, ignore_errors=True)
+    own_work = work is None  # a folder made here is removed here
     work = work or tempfile.mkdtemp(prefix="kbx-harvest-")
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(work, "triton")
-    ensure_layout(root)
-    for name, claim in claims:
-        try:
-            if name.startswith("kernel-"):
-                _harvest_kernel(root, claim, work, counts)
-            elif name.startswith("launcher-"):
-                _harvest_launcher(root, claim, work, counts)
-        except _Refused:
-            counts["refused"] += 1
-        except Exception:  # noqa: BLE001 - a claim that does not compile is not cached
-            counts["failed"] += 1
+    try:
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(work, "triton")
+        ensure_layout(root)
+        for name, claim in claims:
+            try:
+                if name.startswith("kernel-"):
+                    _harvest_kernel(root, claim, work, counts)
+                elif name.startswith("launcher-"):
+                    _harvest_launcher(root, claim, work, counts)
+            except _Refused:
+                counts["refused"] += 1
+            except Exception:  # noqa: BLE001 - a claim that does not compile is not cached
+                counts["failed"] += 1
+    finally:
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
     return counts
 
 
@@ -436,13 +441,18 @@ def prime(root: str, work: str | None = None) -> dict:
     from triton.backends.nvidia import driver as nv_driver
 
     counts = _counts()
+    own_work = work is None  # a folder made here is removed here
     work = work or tempfile.mkdtemp(prefix="kbx-harvest-")
-    ensure_layout(root)
-    src = Path(os.path.join(nv_driver.dirname, "driver.c")).read_text()
     try:
-        _build_module(root, src, "cuda_utils", work, counts)
-    except Exception:  # noqa: BLE001 - no C compiler or no libcuda: candidates build it themselves
-        counts["failed"] += 1
+        ensure_layout(root)
+        src = Path(os.path.join(nv_driver.dirname, "driver.c")).read_text()
+        try:
+            _build_module(root, src, "cuda_utils", work, counts)
+        except Exception:  # noqa: BLE001 - no C compiler or no libcuda: candidates build it themselves
+            counts["failed"] += 1
+    finally:
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
     return counts
 
 

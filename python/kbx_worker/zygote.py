@@ -224,7 +224,9 @@ class Harvests:
         self._inherited = inherited
         self._expected: dict[int, str] = {}     # worker pid -> cache root
         self._queue: list[tuple[str, str]] = []  # (root, inbox) waiting for a harvester
-        self.running: set[int] = set()
+        # harvester pid -> its work folder, made here and removed here once it ends (the confined
+        # harvester may empty it but not remove it from the temporary folder)
+        self.running: dict[int, str] = {}
         self._limit = max(1, (os.cpu_count() or 1) // 8)
 
     def expect(self, pid: int, root: str) -> None:
@@ -252,34 +254,39 @@ class Harvests:
     def ended(self, pid: int) -> bool:
         if pid not in self.running:
             return False
-        self.running.discard(pid)
+        _remove_tree(self.running.pop(pid))
         self._start()
         return True
 
     def _start(self) -> None:
         while self._queue and len(self.running) < self._limit:
             root, inbox = self._queue.pop(0)
+            import tempfile
+
+            work = tempfile.mkdtemp(prefix="kbx-harvest-")
             _flush_quietly()
             try:
                 pid = os.fork()
             except OSError:
                 _remove_tree(inbox)
+                _remove_tree(work)
                 continue
             if pid == 0:
-                _run_harvest(root, inbox, self._inherited())
-            self.running.add(pid)
+                _run_harvest(root, inbox, work, self._inherited())
+            self.running[pid] = work
 
     def stop(self) -> None:
-        for pid in list(self.running):
+        for pid, work in list(self.running.items()):
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
             except (OSError, ChildProcessError):
                 pass
+            _remove_tree(work)
         self.running.clear()
 
 
-def _run_harvest(root: str, inbox: str, inherited: list[int]) -> None:
+def _run_harvest(root: str, inbox: str, work: str, inherited: list[int]) -> None:
     """The harvester's life (never returns): detached, niced, allowed to write only the cache and
     its own work folder, then compile_cache.harvest and prime."""
     code = 1
@@ -297,18 +304,17 @@ def _run_harvest(root: str, inbox: str, inherited: list[int]) -> None:
 
         from . import compile_cache
 
-        work = tempfile.mkdtemp(prefix="kbx-harvest-")
         os.environ["TMPDIR"] = work  # the C compiler's and ptxas's temporary files
         tempfile.tempdir = None
         sandbox.confine_writes(work, (root,))
         counts = compile_cache.harvest(root, inbox, work)
         prime = compile_cache.prime(root, work)
-        _remove_tree(work)
         print(f"kbx harvest {inbox}: {counts}, driver module {prime}", file=sys.stderr, flush=True)
         code = 0
     except BaseException:  # noqa: BLE001 - the harvester must end here, whatever happened
         traceback.print_exc()
     finally:
+        _remove_tree(work)  # its contents; the zygote removes the folder once this process ends
         _flush_quietly()
         os._exit(code)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,13 @@ sys.path.insert(0, {python_dir!r})
 from kbx_worker import compile_cache
 print(json.dumps(compile_cache.harvest(sys.argv[1], sys.argv[2], sys.argv[3])))
 '''
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _remove_the_shared_kernel_folder():
+    yield
+    shutil.rmtree(pathlib.Path(tempfile.gettempdir()) / f"kbx-compile-cache-test-{os.getpid()}",
+                  ignore_errors=True)
 
 
 def _env() -> dict:
@@ -270,11 +278,13 @@ def test_the_zygote_harvests_a_finished_worker_in_a_confined_process(tmp_path):
     harvests.expect(worker_pid, str(root))
     harvests.worker_ended(worker_pid)
     assert len(harvests.running) == 1
+    (work,) = harvests.running.values()
     deadline = time.time() + 300
     while harvests.running and time.time() < deadline:
         pid, status = os.waitpid(-1, 0)
         assert harvests.ended(pid) and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert not os.path.exists(inbox)
+    assert not os.path.exists(work)  # the confined harvester's folder, removed by the zygote
     second = _candidate(tmp_path, KERNEL.replace("x * alpha", "x * alpha * 2.0"), root, None, tag="z2")
     assert second["hits"] == 1 and second["cubin"] == first["cubin"]
 
