@@ -432,8 +432,10 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     "max_samples", or "plan" (no target)."""
     begin = _perf_counter()
     warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
+    # Only a call whose launch took most of its wall time can be waiting for the GPU (a blocking
+    # call returns once the GPU is done); a GPU-bound call is never probed.
     blocking = (settings.head_start and best_ms < HEAD_START_MAX_MS
-                and blocks_host(call, best_launch_ms))
+                and best_launch_ms > 0.5 * best_ms and blocks_host(call, best_launch_ms))
     warmup_ms = (_perf_counter() - begin) * 1e3
     batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer, head_start=not blocking)
     begin = _perf_counter()

@@ -307,11 +307,17 @@ def test_a_call_that_waits_for_the_gpu_gets_no_head_start(monkeypatch):
 
 
 def test_a_call_that_only_enqueues_is_not_taken_for_blocking(monkeypatch):
-    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.05, gpu_ms=0.2, blocking=False)
+    # Launch-bound (the host's launch is most of its wall time): probed once, then head starts.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.2, gpu_ms=0.05, blocking=False)
     extra = {}
     timing.sample(call, _settings(), None, extra)
     assert "blocks_host" not in extra
-    assert sleeps[0] == timing.BLOCK_PROBE_MS and len(sleeps) > 1  # one probe, then head starts
+    assert sleeps[0] == timing.BLOCK_PROBE_MS and timing.BLOCK_PROBE_MS not in sleeps[1:]
+    # GPU-bound (the launch returns long before the GPU is done): never probed.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.05, gpu_ms=0.2, blocking=False)
+    extra = {}
+    timing.sample(call, _settings(), None, extra)
+    assert "blocks_host" not in extra and timing.BLOCK_PROBE_MS not in sleeps
 
 
 def test_a_gpu_slower_than_the_host_needs_only_a_short_head_start(monkeypatch):
