@@ -1,8 +1,10 @@
 // Worker messages for the run (docs/worker-protocol.md): resolved calls out, replies decoded back.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kbx/common/json.h"
@@ -65,6 +67,9 @@ constexpr std::size_t max_inventory_names = 80;
 /// A timing result's `phase_ms` (informative: where the request's time went) has at most this many
 /// entries.
 constexpr std::size_t max_timing_phases = 8;
+/// The phase names kept from `phase_ms` (others are ignored: the figures are informational).
+constexpr std::array<std::string_view, 7> known_timing_phases{
+    "setup", "inputs", "warmup", "samples", "brackets", "inventory", "graph"};
 Result<std::vector<store::KernelUse>> decode_kernels(const Json& kernels, const std::string& stage);
 
 /// A timing result's `graph_samples_ms` has at most this many entries (the worker's limit on

@@ -196,6 +196,13 @@ TEST(DecodeTimings, PhasesAreReadInOrderAndMustBeTimes) {
                       {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}},
                         {"phase_ms", Json::array({1.0})}}}))),
                   "phase_ms");
+  auto odd = decode_timings(timings_reply(Json::array(
+      {{{"index", 0},
+        {"status", "ok"},
+        {"samples_ms", {0.5}},
+        {"phase_ms", {{"samples", 2.0}, {"\xff\xfe forged", 1.0}}}}})));
+  ASSERT_TRUE(odd.ok()) << odd.error().what();
+  EXPECT_EQ((*odd)[0].phase_ms, (Phases{{"samples", 2.0}}));  // unknown names are not kept
   Json many = Json::object();
   for (int i = 0; i < 9; ++i) {
     many[fmt::format("p{}", i)] = 1.0;
