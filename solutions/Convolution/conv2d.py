@@ -299,6 +299,18 @@ def _b_slice(w_rows, w_desc, w_row0, q, lo, nc, C_PAD, BK: tl.constexpr, TMA: tl
 
 
 @triton.jit
+def _tile(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+    # (pid_m, pid_n) of this program, grouped by GROUP_M along M (weight slices shared in L2).
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_n
+    first_m = (pid // group) * GROUP_M
+    gsize = tl.minimum(num_m - first_m, GROUP_M)
+    return first_m + (pid % group) % gsize, (pid % group) // gsize
+
+
+@triton.jit
 def _conv2d_gemm_kernel(x_ptr, w_ptr, w_desc, b_ptr, y_ptr, sc_ptr, M, CO_G, C_PAD, XS, WS, H, W,
                         HO, WO, syn, syc, syh, syw, stride_h, stride_w, pad_h, pad_w, dil_h,
                         dil_w, KH: tl.constexpr, KW: tl.constexpr, HAS_BIAS: tl.constexpr,
@@ -309,14 +321,7 @@ def _conv2d_gemm_kernel(x_ptr, w_ptr, w_desc, b_ptr, y_ptr, sc_ptr, M, CO_G, C_P
     # (or its TMA descriptor). CHUNK: K steps per fresh accumulator (fused: steps of three
     # dots; otherwise of one dot, parts cycling lo*hi, hi*lo, hi*hi); 0: one accumulator.
     g = tl.program_id(1)
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(CO_G, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    gsize = tl.minimum(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group) % gsize
-    pid_n = (pid % group) // gsize
+    pid_m, pid_n = _tile(M, CO_G, BM, BN, GROUP_M)
 
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
@@ -495,14 +500,7 @@ def _bgemm_kernel(a_ptr, b_ptr, a_desc, b_desc, c_ptr, sc_ptr, M, N, KP, A_ROWS,
     # [2, A_ROWS = batches * M, KP], b: [2, B_ROWS = batches * N, KP] (or TMA descriptors over
     # their [2 * rows, KP] views). CHUNK as in _conv2d_gemm_kernel.
     bat = tl.program_id(1)
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    gsize = tl.minimum(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group) % gsize
-    pid_n = (pid % group) // gsize
+    pid_m, pid_n = _tile(M, N, BM, BN, GROUP_M)
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
