@@ -257,6 +257,38 @@ def test_each_workload_reports_where_its_time_went(monkeypatch):
     assert "warmup_ms" not in result  # the phase, not a stray field
 
 
+def test_brackets_held_up_by_the_host_are_taken_again(monkeypatch):
+    # Calls of 0.05 ms whose first three brackets the host held up for 0.6 ms each (kbx would say
+    # the work escaped the stream): the worker takes another round, which agrees with the events.
+    slow = {"left": 3}
+
+    def duration(i):
+        return 0.05
+
+    call = _fake_gpu(monkeypatch, duration)
+    pauses = []
+    monkeypatch.setattr(timing, "_host_pause", pauses.append)
+    real = timing.bracket_samples
+
+    def held_up(c, flush, count=timing.BRACKET_SAMPLES):
+        out = real(c, flush, count)
+        if slow["left"]:
+            slow["left"] -= len(out)
+            return [b + 0.6 for b in out]
+        return out
+
+    monkeypatch.setattr(timing, "bracket_samples", held_up)
+    monkeypatch.setattr(timing, "_call_of", lambda entry, builders, w: call)
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
+    assert len(result["bracket_ms"]) == 2 * timing.BRACKET_SAMPLES and len(pauses) == 1
+    assert min(result["bracket_ms"]) == pytest.approx(0.05)
+    # A call whose work escapes stays slow in every round: all rounds are reported.
+    slow["left"] = 100
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
+    assert len(result["bracket_ms"]) == (1 + timing.BRACKET_RETRIES) * timing.BRACKET_SAMPLES
+    assert timing.brackets_disagree(result["bracket_ms"], result["samples_ms"], None)
+
+
 def _gpu_with_a_queue(monkeypatch, host_ms, gpu_ms, blocking):
     """A host clock and a GPU queue: each call takes the host host_ms and the GPU gpu_ms after the
     host launched it; a blocking call returns only when the GPU has finished it. Returns the call

@@ -1,18 +1,25 @@
-"""Index/masked_select.py: torch.masked_select as a two-kernel stream compaction (count, then
-scan-and-scatter), broadcasting input and mask in place.
+"""Index/masked_select.py: torch.masked_select as a one-launch stream compaction (decoupled
+look-back), broadcasting input and mask in place.
 
 Design: the broadcast shape is collapsed like an elementwise space (size-1 dims dropped, jointly
 contiguous dims merged) and both operands are addressed through their own (possibly stride-0)
 strides, so a broadcast mask or input is never materialised and a non-contiguous input is read in
-place. (1) count: one program per BLOCK = 4096 elements counts its True flags (one byte each).
-(2) write: each program sums the counts of the blocks before it (at most 1024 int32 values for
-the 4M-element perf input, read from L2) for its output offset, recomputes its flags, takes an
-inclusive tl.cumsum for the in-block positions and stores the selected elements at offset +
-position: row-major order, deterministic, no atomics; program 0 also writes the grand total. The
-result goes into a buffer of the worst-case size n and the host, after both launches, reads the
-total (the one synchronisation the op needs; eager's masked_select makes it too) and returns the
-leading `total` elements, a contiguous view. The mask is read twice (1 byte per element each
-time) and the input once, only where selected.
+place. One program per BLOCK = 4096 elements counts its True flags (one byte each) and publishes
+the count, then finds its output offset by looking back over its predecessors' published words
+(32 at a time, nearest first): it adds up their counts until it meets one that already carries its
+inclusive prefix, publishes its own inclusive prefix, and stores its selected elements at offset +
+in-block position (an inclusive tl.cumsum): row-major order, deterministic, no atomics. A word is
+((epoch * 4 + state) << 32) | value in a persistent zero-initialised buffer (state 1: the block's
+count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
+flag and nothing is reset between calls. A program waits only on programs with lower ids, which
+the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
+The host reads the last block's inclusive prefix (the one synchronisation the op needs; eager's
+masked_select makes it too) and returns the leading `total` elements of a worst-case-size buffer,
+a contiguous view. One launch instead of count-then-write: on the H200 the call is bound by the
+host (the synchronisation exposes its launch time, which kbx counts for calls that wait), and a
+Triton launch costs more host time than the whole GPU work. The collapse plan is cached per
+shapes and strides. The epoch is a launch argument, so a CUDA graph replay would reuse it: not
+graph-capturable.
 """
 # expect: ok
 import torch
@@ -63,72 +70,89 @@ def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
     return r * s0 + i1 * s1 + i2 * s2 + i3 * s3
 
 
-@triton.jit
-def _count_kernel(m_ptr, counts_ptr, n, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM: tl.constexpr,
-                  BLOCK: tl.constexpr):
+@triton.jit(do_not_specialize=["epoch"])
+def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
+                   ms0, ms1, ms2, ms3, epoch, NDIM: tl.constexpr, BLOCK: tl.constexpr,
+                   LOOK: tl.constexpr):
     pid = tl.program_id(0)
-    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    valid = offs < n
-    m = tl.load(m_ptr + _strided(offs, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM), mask=valid, other=0)
-    tl.store(counts_ptr + pid, tl.sum((m != 0).to(tl.int32), axis=0))
-
-
-@triton.jit
-def _write_kernel(x_ptr, m_ptr, counts_ptr, y_ptr, n, nb, S1, S2, S3, xs0, xs1, xs2, xs3,
-                  ms0, ms1, ms2, ms3, NDIM: tl.constexpr, BLOCK: tl.constexpr,
-                  CHUNK: tl.constexpr):
-    pid = tl.program_id(0)
-    # This block's output offset: the sum of the earlier blocks' counts (at most nb int32 reads
-    # from L2, 1024 per step), so no separate scan launch is needed. Program 0 also sums them all
-    # and writes the total after the counts, for the host.
-    idx = tl.arange(0, CHUNK)
-    base = tl.sum(tl.zeros([CHUNK], tl.int64), axis=0)
-    for s in range(0, pid, CHUNK):
-        c = tl.load(counts_ptr + s + idx, mask=s + idx < pid, other=0)
-        base += tl.sum(c.to(tl.int64), axis=0)
-    if pid == 0:
-        total = tl.sum(tl.zeros([CHUNK], tl.int64), axis=0)
-        for s in range(0, nb, CHUNK):
-            c = tl.load(counts_ptr + s + idx, mask=s + idx < nb, other=0)
-            total += tl.sum(c.to(tl.int64), axis=0)
-        tl.store(counts_ptr + nb, total.to(tl.int32))
     offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     valid = offs < n
     m = tl.load(m_ptr + _strided(offs, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM), mask=valid, other=0)
     sel = (m != 0) & valid
-    pos = tl.cumsum(sel.to(tl.int32), axis=0) - 1
+    cnt = tl.sum(sel.to(tl.int32), axis=0).to(tl.int64)
+    ep = epoch.to(tl.int64)
+    prefix = tl.zeros([], tl.int64)
+    if pid == 0:
+        tl.store(st_ptr, ((ep * 4 + 2) << 32) | cnt)
+    else:
+        tl.store(st_ptr + pid, ((ep * 4 + 1) << 32) | cnt)
+        lanes = tl.arange(0, LOOK)
+        hi = pid
+        while hi > 0:
+            idx = hi - 1 - lanes  # the nearest predecessor first
+            ok = idx >= 0
+            # Lanes before block 0 read as a published prefix of 0.
+            w = tl.load(st_ptr + idx, mask=ok, other=0, volatile=True)
+            w = tl.where(ok, w, (ep * 4 + 2) << 32)
+            while tl.min(((w >> 34) == ep).to(tl.int32), axis=0) == 0:
+                w = tl.load(st_ptr + idx, mask=ok, other=0, volatile=True)
+                w = tl.where(ok, w, (ep * 4 + 2) << 32)
+            first = tl.min(tl.where(((w >> 32) & 3) == 2, lanes, LOOK), axis=0)
+            prefix += tl.sum(tl.where(lanes <= first, w & 0xFFFFFFFF, 0), axis=0)
+            hi = tl.where(first < LOOK, 0, hi - LOOK)
+        tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
+    pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel)
-    tl.store(y_ptr + base + pos, x, mask=sel)
+    tl.store(y_ptr + pos, x, mask=sel)
+
+
+_states = {}  # (device, stream) -> [word buffer, last epoch]
+_plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None)
+
+
+def _state(device, blocks):
+    key = (str(device), torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    st = _states.get(key)
+    if st is None or st[0].numel() < blocks:
+        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0]
+        _states[key] = st
+    st[1] += 1
+    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
+        st[0].zero_()
+        st[1] = 1
+    return st
 
 
 def masked_select(input, mask):
     if mask.dtype != torch.bool:
         raise RuntimeError(f"masked_select: expected a bool mask, got {mask.dtype}")
-    shape = torch.broadcast_shapes(input.shape, mask.shape)
-    n = 1
-    for s in shape:
-        n *= s
+    key = (input.shape, input.stride(), mask.shape, mask.stride())
+    cached = _plans.get(key)
+    if cached is None:
+        shape = torch.broadcast_shapes(input.shape, mask.shape)
+        n = 1
+        for s in shape:
+            n *= s
+        cached = (shape, n, _plan(shape, [input, mask]))
+        if len(_plans) < 4096:
+            _plans[key] = cached
+    shape, n, plan = cached
     if n == 0:
         return torch.empty(0, dtype=input.dtype, device=input.device)
-    m = mask.view(torch.uint8)
-    plan = _plan(shape, [input, m])
-    x = input
+    if n >= 2**31 - 1:
+        raise NotImplementedError("masked_select: more than 2**31 - 2 elements")
+    x, m = input, mask.view(torch.uint8)
     if plan is None:
         x, m = input.expand(shape).contiguous(), m.expand(shape).contiguous()
         plan = _plan(shape, [x, m])
     sizes, st, ndim = plan
     BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    if n >= 2**31 - 1:
-        raise NotImplementedError("masked_select: more than 2**31 - 2 elements")
-    counts = torch.empty(nb + 1, dtype=torch.int32, device=input.device)
+    words, epoch = _state(input.device, nb)
     # The result is written into a buffer of the worst-case size n and returned as its leading
-    # `total` elements (a contiguous view), so the one host synchronisation comes after all the
-    # work instead of between the launches.
+    # `total` elements (a contiguous view), so the one host synchronisation comes after the work.
     y = torch.empty(n, dtype=input.dtype, device=input.device)
-    _count_kernel[(nb,)](m, counts, n, sizes[1], sizes[2], sizes[3], *st[1], NDIM=ndim, BLOCK=BLOCK,
-                         num_warps=8)
-    _write_kernel[(nb,)](x, m, counts, y, n, nb, sizes[1], sizes[2], sizes[3], *st[0], *st[1],
-                         NDIM=ndim, BLOCK=BLOCK, CHUNK=1024, num_warps=8)
-    total = int(counts[nb].item())
+    _select_kernel[(nb,)](x, m, y, words, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
+                          NDIM=ndim, BLOCK=BLOCK, LOOK=32, num_warps=8)
+    total = int(words[nb - 1].item()) & 0xFFFFFFFF
     return y[:total]
