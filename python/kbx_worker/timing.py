@@ -441,8 +441,14 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     # call returns once the GPU is done); a GPU-bound call is never probed.
     blocking = (settings.head_start and best_ms < HEAD_START_MAX_MS
                 and best_launch_ms > 0.5 * best_ms and blocks_host(call, best_launch_ms))
+    # A call whose launch alone takes longer than the longest head start covers (with its margin)
+    # cannot be covered: head starts would hide a varying part of it from sample to sample (the
+    # GPU catching up with the host mid-call), so it is timed as it runs, the host's share in.
+    host_bound = (settings.head_start and not blocking and math.isfinite(best_launch_ms)
+                  and HEAD_START_MARGIN * best_launch_ms > HEAD_START_MAX_MS)
     warmup_ms = (_perf_counter() - begin) * 1e3
-    batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer, head_start=not blocking)
+    batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer,
+                       head_start=not (blocking or host_bound))
     begin = _perf_counter()
     samples = batches.take(call, flush_buffer, plan_samples(settings, best_ms))
     stop = "plan"
@@ -471,6 +477,8 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
         extra["warmup_ms"] = warmup_ms
         if blocking:
             extra["blocks_host"] = True
+        if host_bound:
+            extra["host_bound"] = True
     return samples, warmup_calls
 
 

@@ -133,7 +133,12 @@ def test_each_head_start_covers_its_batch(monkeypatch, launch_ms, drained):
     monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: False)
     settings = timing.Settings(warmup_ms=0, warmup_min_calls=2, min_samples=10, max_samples=100,
                                budget_ms=20)
-    samples, _ = timing.sample(call, settings, None)
+    extra = {}
+    samples, _ = timing.sample(call, settings, None, extra)
+    if timing.HEAD_START_MARGIN * launch_ms > timing.HEAD_START_MAX_MS:
+        # No head start covers the launch: none is given (timed as it runs).
+        assert extra.get("host_bound") is True and not sleeps
+        return
     batches.append(len(current))
     assert sum(batches) == len(samples)
     assert len(sleeps) == len(batches)
@@ -350,6 +355,22 @@ def test_a_call_that_only_enqueues_is_not_taken_for_blocking(monkeypatch):
     extra = {}
     timing.sample(call, _settings(), None, extra)
     assert "blocks_host" not in extra and timing.BLOCK_PROBE_MS not in sleeps
+
+
+def test_a_launch_longer_than_any_head_start_is_timed_as_it_runs(monkeypatch):
+    # 15 ms of host work per call (hundreds of launches) against 1 ms of GPU work: no head start
+    # (20 ms at most, over a margin of 2) covers it, so none is given and the result says so.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=15.0, gpu_ms=1.0, blocking=False)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(), None, extra)
+    assert extra.get("host_bound") is True and "blocks_host" not in extra
+    assert sleeps == [timing.BLOCK_PROBE_MS]  # the blocking probe (it returned at once) only
+    assert len(samples) >= 5
+    # 9 ms is covered: head starts as usual.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=9.0, gpu_ms=1.0, blocking=False)
+    extra = {}
+    timing.sample(call, _settings(), None, extra)
+    assert "host_bound" not in extra and len(sleeps) > 2
 
 
 def test_a_gpu_slower_than_the_host_needs_only_a_short_head_start(monkeypatch):
