@@ -1,24 +1,34 @@
 """Fusion/fused_masked_select_add_gelu.py: GELU(masked_select(input, mask) + alpha * other) as a
-stream compaction with the add and the GELU applied on the way out: the selected values are
-written once, already activated (eager's masked_select writes them, then add and gelu each read
-and write the [k] vector again: three launches after the selection's own count and scan).
+one-launch stream compaction with the add and the GELU applied on the way out: the selected values
+are written once, already activated (eager's masked_select writes them, then add and gelu each read
+and write the [k] vector again: three launches after the selection's own).
 
 Design: the broadcast input / mask pair is walked flat in row-major order (both addressed through
 their own strides after the iteration space is collapsed, so a broadcast mask row or a
-non-contiguous input is read in place) in blocks of BLOCK = 4096 elements (8 warps). Launch 1
-counts each block's set mask bits (1 byte per element read); launch 2, one program, turns the
-block counts into exclusive offsets (tl.cumsum over 1024-block chunks with a running carry); the
-host reads the total k once, as eager's masked_select must, to size the result; launch 3 re-reads
-each block's mask, ranks the set lanes with an in-block tl.cumsum, loads only the selected input
-elements, computes GELU(x + alpha * other) in float32 (other a kernel scalar, or a [1] / [k]
-tensor read at the output position) and stores them at offset + rank: increasing addresses per
-block, so the stores coalesce. Input and mask are read once each for the selection (plus the
-1-byte mask again), and nothing of size k is written twice.
+non-contiguous input is read in place) in blocks of BLOCK = 4096 elements (8 warps), one program
+each. A program counts its block's set mask bits (1 byte per element read) and publishes the
+count, then finds its output offset by decoupled look-back: it reads its predecessors' published
+words 32 at a time, nearest first, adding their counts until it meets one that already carries
+its inclusive prefix, and publishes its own inclusive prefix. It then ranks its set lanes with an
+in-block tl.cumsum, loads only the selected input elements, computes GELU(x + alpha * other) in
+float32 (other a kernel scalar, or a [1] / [k] tensor read at the output position) and stores them
+at offset + rank: increasing addresses per block, so the stores coalesce. A published word is
+((epoch * 4 + state) << 32) | value in a persistent zero-initialised buffer (state 1: the block's
+count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
+flag and nothing is reset between calls; a program waits only on programs with lower ids, which
+the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
+The result goes into a buffer of the worst-case size n; the host reads the total k from the last
+block's word once, as eager's masked_select must, and returns the leading k elements (or copies
+them into `out`). One launch instead of count, scan and write: the call waits for its total, so
+its host time counts, and on the H200 a Triton launch costs the host 20-30 us, more than the
+GPU work here. The collapse plan is cached per shapes and strides. The epoch is a launch
+argument, so a CUDA graph replay would reuse it: not graph-capturable.
 """
 # expect: ok
 import torch
 import triton
 import triton.language as tl
+
 
 def _plan(shape, tensors):
     """Collapse a broadcast iteration space: drop size-1 dims, merge dims that every operand
@@ -77,34 +87,11 @@ def _gelu(x, TANH: tl.constexpr):
         return 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
 
 
-@triton.jit
-def _count_kernel(m_ptr, cnt_ptr, n, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM: tl.constexpr,
-                  I64: tl.constexpr, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    if I64:
-        pid = pid.to(tl.int64)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    m = tl.load(m_ptr + _strided(offs, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM), mask=offs < n,
-                other=0)
-    tl.store(cnt_ptr + pid, tl.sum((m != 0).to(tl.int32), axis=0))
-
-
-@triton.jit
-def _scan_kernel(cnt_ptr, off_ptr, B, BLOCK: tl.constexpr):
-    total = tl.zeros([], tl.int64)
-    tl.store(off_ptr, total)
-    for c0 in range(0, B, BLOCK):
-        i = c0 + tl.arange(0, BLOCK)
-        c = tl.load(cnt_ptr + i, mask=i < B, other=0).to(tl.int64)
-        tl.store(off_ptr + 1 + i, tl.cumsum(c, axis=0) + total, mask=i < B)
-        total += tl.sum(c, axis=0)
-
-
-@triton.jit
-def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, off_ptr, y_ptr, n, other_scalar, alpha, os_, ys,
-                        S1, S2, S3, xs0, xs1, xs2, xs3, ms0, ms1, ms2, ms3,
+@triton.jit(do_not_specialize=["epoch"])
+def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, n, other_scalar, alpha, os_, o_n,
+                        S1, S2, S3, xs0, xs1, xs2, xs3, ms0, ms1, ms2, ms3, epoch,
                         OTHER_IS_TENSOR: tl.constexpr, TANH: tl.constexpr, NDIM: tl.constexpr,
-                        I64: tl.constexpr, BLOCK: tl.constexpr):
+                        I64: tl.constexpr, BLOCK: tl.constexpr, LOOK: tl.constexpr):
     pid = tl.program_id(0)
     if I64:
         pid = pid.to(tl.int64)
@@ -112,16 +99,55 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, off_ptr, y_ptr, n, other_scalar, al
     inb = offs < n
     m = tl.load(m_ptr + _strided(offs, S1, S2, S3, ms0, ms1, ms2, ms3, NDIM), mask=inb, other=0)
     sel = inb & (m != 0)
-    rank = tl.cumsum(sel.to(tl.int32), axis=0) - 1
-    pos = tl.load(off_ptr + pid) + rank
+    cnt = tl.sum(sel.to(tl.int32), axis=0).to(tl.int64)
+    ep = epoch.to(tl.int64)
+    prefix = tl.zeros([], tl.int64)
+    if pid == 0:
+        tl.store(st_ptr, ((ep * 4 + 2) << 32) | cnt)
+    else:
+        tl.store(st_ptr + pid, ((ep * 4 + 1) << 32) | cnt)
+        lanes = tl.arange(0, LOOK)
+        hi = pid
+        while hi > 0:
+            idx = hi - 1 - lanes  # the nearest predecessor first
+            ok = idx >= 0
+            # Lanes before block 0 read as a published prefix of 0.
+            w = tl.load(st_ptr + idx, mask=ok, other=0, volatile=True)
+            w = tl.where(ok, w, (ep * 4 + 2) << 32)
+            while tl.min(((w >> 34) == ep).to(tl.int32), axis=0) == 0:
+                w = tl.load(st_ptr + idx, mask=ok, other=0, volatile=True)
+                w = tl.where(ok, w, (ep * 4 + 2) << 32)
+            first = tl.min(tl.where(((w >> 32) & 3) == 2, lanes, LOOK), axis=0)
+            prefix += tl.sum(tl.where(lanes <= first, w & 0xFFFFFFFF, 0), axis=0)
+            hi = tl.where(first < LOOK, 0, hi - LOOK)
+        tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
+    pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel,
                 other=0.0).to(tl.float32)
     if OTHER_IS_TENSOR:
-        o = tl.load(o_ptr + pos * os_, mask=sel, other=0.0).to(tl.float32)
+        # Never past other's end, also when it is shorter than the selection (reported after).
+        o = tl.load(o_ptr + pos * os_, mask=sel & (pos < o_n), other=0.0).to(tl.float32)
     else:
         o = other_scalar
     y = _gelu(x + alpha * o, TANH)
-    tl.store(y_ptr + pos * ys, y.to(y_ptr.dtype.element_ty), mask=sel)
+    tl.store(y_ptr + pos, y.to(y_ptr.dtype.element_ty), mask=sel)
+
+
+_states = {}  # (device, stream) -> [word buffer, last epoch]
+_plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None, i64)
+
+
+def _state(device, blocks):
+    key = (str(device), torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    st = _states.get(key)
+    if st is None or st[0].numel() < blocks:
+        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0]
+        _states[key] = st
+    st[1] += 1
+    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
+        st[0].zero_()
+        st[1] = 1
+    return st
 
 
 def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='none', out=None):
@@ -129,43 +155,52 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
     if mask.dtype != torch.bool:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
-    shape = torch.broadcast_shapes(input.shape, mask.shape)
     other_is_tensor = isinstance(other, torch.Tensor)
     dtype = torch.result_type(input, other)
-    x = input.expand(shape)
-    m = mask.expand(shape).view(torch.uint8)
-    plan = _plan(shape, [x, m])
+    key = (input.shape, input.stride(), mask.shape, mask.stride())
+    cached = _plans.get(key)
+    if cached is None:
+        shape = torch.broadcast_shapes(input.shape, mask.shape)
+        n = 1
+        for d in shape:
+            n *= d
+        plan = _plan(shape, [input.expand(shape), mask.expand(shape)])
+        i64 = n + 4096 >= 2**31
+        if plan is not None:
+            span = max(max(abs(s) * (d - 1) for s, d in zip(s_, plan[0])) for s_ in plan[1]) + 1
+            i64 = i64 or span + 4096 >= 2**31
+        cached = (shape, n, plan, i64)
+        if len(_plans) < 4096:
+            _plans[key] = cached
+    shape, n, plan, i64 = cached
+    dev = input.device
+    x, m = input, mask.view(torch.uint8)
     if plan is None:
-        x, m = x.contiguous(), m.contiguous()
+        x, m = input.expand(shape).contiguous(), m.expand(shape).contiguous()
         plan = _plan(shape, [x, m])
     sizes, st, ndim = plan
-    n = 1
-    for d in shape:
-        n *= d
-    dev = input.device
     BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    span = max(max(abs(s) * (d - 1) for s, d in zip(s_, sizes)) for s_ in st) + 1
-    i64 = max(n, span) + BLOCK >= 2**31
     k = 0
+    y = torch.empty(n, dtype=dtype, device=dev)
     if nb:
-        cnt = torch.empty(nb, dtype=torch.int32, device=dev)
-        offsets = torch.empty(nb + 1, dtype=torch.int64, device=dev)
-        _count_kernel[(nb,)](m, cnt, n, sizes[1], sizes[2], sizes[3], *st[1], NDIM=ndim, I64=i64,
-                             BLOCK=BLOCK, num_warps=8)
-        _scan_kernel[(1,)](cnt, offsets, nb, BLOCK=1024, num_warps=4)
-        k = int(offsets[nb])
+        if other_is_tensor and other.dim() > 1:
+            raise RuntimeError(f"other must be a scalar, a [1] or a [k] tensor, got {list(other.shape)}")
+        o = other if other_is_tensor else y
+        words, epoch = _state(dev, nb)
+        # A [k] other is read at the output position (stride 1), a [1] one broadcast (stride 0).
+        os_ = (other.stride(0) if other.numel() > 1 else 0) if other_is_tensor else 0
+        _select_gelu_kernel[(nb,)](
+            x, m, o, y, words, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
+            other.numel() if os_ else n,
+            sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
+            OTHER_IS_TENSOR=other_is_tensor, TANH=approximate == 'tanh', NDIM=ndim, I64=i64,
+            BLOCK=BLOCK, LOOK=32, num_warps=8)
+        k = int(words[nb - 1].item()) & 0xFFFFFFFF
+        if other_is_tensor and other.numel() not in (1, k):
+            raise RuntimeError(f"other of {other.numel()} elements does not broadcast to the {k} selected")
     if out is not None:
         if out.shape != (k,):
             out.resize_(k)
-        y = out
-    else:
-        y = torch.empty(k, dtype=dtype, device=dev)
-    if k:
-        o = other.expand(k) if other_is_tensor else y
-        _select_gelu_kernel[(nb,)](
-            x, m, o, offsets, y, n, 0.0 if other_is_tensor else float(other), float(alpha),
-            o.stride(0) if other_is_tensor else 0, y.stride(0), sizes[1], sizes[2], sizes[3],
-            *st[0], *st[1], OTHER_IS_TENSOR=other_is_tensor, TANH=approximate == 'tanh',
-            NDIM=ndim, I64=i64, BLOCK=BLOCK, num_warps=8)
-    return y
+        return out.copy_(y[:k])
+    return y[:k]
