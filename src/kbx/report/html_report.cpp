@@ -226,6 +226,25 @@ std::string summary_card(const NamedRun& run) {
                                  c.verdicts.same, c.verdicts.slower, c.verdicts.ambiguous,
                                  percent(c.fast_1_pass, t.total)));
   }
+  if (m.graph_mode) {
+    const Totals::Graph& g = t.graph;
+    out += card_line(
+        "CUDA graphs",
+        g.timed > 0
+            ? fmt::format("<span title=\"launch-bound workloads (eager median under the "
+                          "threshold) replayed as CUDA graphs on both sides; beside the eager "
+                          "speedup, never part of it (docs/metrics.md, CUDA-graph mode)\">geomean "
+                          "{} over {} submission{} ({} workload{}); eager {} on the same</span>{}",
+                          times(g.geomean_speedup), g.timed, g.timed == 1 ? "" : "s",
+                          g.workloads, g.workloads == 1 ? "" : "s",
+                          times(g.eager_geomean_speedup),
+                          g.failed_workloads > 0
+                              ? fmt::format("; capture failed on {} workload{}",
+                                            g.failed_workloads,
+                                            g.failed_workloads == 1 ? "" : "s")
+                              : "")
+            : std::string("no workload replayed as a graph on both sides"));
+  }
   if (SamplingCounts c = count_sampling(m); c.timed > 0) {
     out += card_line(
         "Sampling",
@@ -498,6 +517,18 @@ std::string compile_cell(const SubmissionRow* r) {
                      b.speedup, verdict, times(b.speedup), interval);
 }
 
+/// The speedup in CUDA-graph mode (runs with --graph): over the workloads both sides replayed;
+/// "-" where none was (above the threshold, or a capture failed).
+std::string graph_cell(const SubmissionRow* r) {
+  if (r == nullptr || !r->graph_speedup) {
+    return "<td class=\"num\" data-sort=\"\">-</td>";
+  }
+  return fmt::format("<td class=\"num\" data-sort=\"{}\" title=\"over {} workload{} replayed "
+                     "as CUDA graphs on both sides\">{}</td>",
+                     *r->graph_speedup, r->graph_workloads, r->graph_workloads == 1 ? "" : "s",
+                     times(*r->graph_speedup));
+}
+
 /// True when the run carries the device ceilings `kbx calibrate` measured (the table then has a
 /// utilisation column for it).
 bool has_ceilings(const NamedRun& run) {
@@ -520,6 +551,13 @@ std::string task_header(const std::vector<NamedRun>& runs, const NamedRun* best)
           "<th title=\"speedup over torch.compile of the reference (default mode, static "
           "shapes, compile time excluded) with its 95% interval; the colour is its "
           "verdict\">{}vs compile</th>",
+          p);
+    }
+    if (r.model.graph_mode) {
+      out += fmt::format(
+          "<th title=\"speedup with both sides' launch-bound workloads replayed as CUDA graphs "
+          "(kbx eval --graph); beside the eager speedup, never part of it\">{}Graph "
+          "speedup</th>",
           p);
     }
     if (has_ceilings(r)) {
@@ -595,6 +633,9 @@ std::string task_section(const std::vector<NamedRun>& runs, const NamedRun* best
       out += task_cells(row);
       if (r.model.has_compile_baseline()) {
         out += compile_cell(row);
+      }
+      if (r.model.graph_mode) {
+        out += graph_cell(row);
       }
       if (has_ceilings(r)) {
         out += utilisation_cell(row);

@@ -166,6 +166,31 @@ std::string cross_device_tables(const std::vector<NamedRun>& runs) {
   return out + "\n";
 }
 
+// CUDA-graph mode (runs with --graph): per run, the graph figures beside the eager ones.
+std::string graph_table(const std::vector<NamedRun>& runs) {
+  bool any = std::any_of(runs.begin(), runs.end(),
+                         [](const NamedRun& r) { return r.model.graph_mode; });
+  if (!any) {
+    return "";
+  }
+  std::string out =
+      "## CUDA graphs\n\nLaunch-bound workloads replayed as CUDA graphs on both sides (kbx eval "
+      "--graph); beside the eager speedup, never part of it.\n\n" +
+      table_head({"Run", "Submissions", "Tasks", "Workloads", "Graph speedup (geomean)",
+                  "Eager speedup (same)", "Capture failed"});
+  for (const auto& r : runs) {
+    if (!r.model.graph_mode) {
+      continue;
+    }
+    const Totals::Graph& g = r.model.overall.graph;
+    auto geo = [&](double v) { return g.timed > 0 ? fmt::format("{:.2f}x", v) : std::string("-"); };
+    out += row({cell(r.name), std::to_string(g.timed), std::to_string(g.tasks),
+                std::to_string(g.workloads), geo(g.geomean_speedup),
+                geo(g.eager_geomean_speedup), std::to_string(g.failed_workloads)});
+  }
+  return out + "\n";
+}
+
 std::string best_known_table(const std::vector<NamedRun>& runs, const NamedRun& best) {
   BestKnown b = best_known(best, runs);
   std::vector<std::string> head{"Task", "Best known"};
@@ -193,7 +218,7 @@ std::string render_markdown_report(const std::vector<NamedRun>& runs, const std:
                                    const HtmlOptions& options) {
   std::string out = "# kbx report\n\n";
   out += runs_table(runs) + heatmap_table(runs) + iterations_tables(runs) + taxonomy_table(runs) +
-         cross_device_tables(runs);
+         cross_device_tables(runs) + graph_table(runs);
   if (options.best_known != nullptr) {
     out += best_known_table(runs, *options.best_known);
   }

@@ -1,12 +1,14 @@
 // CUDA-graph mode (`kbx eval --graph`): the graph figures derived from the stored graph samples,
-// beside the eager ones and never mixed into them, in kbx-results.json, the CSV and the terminal
-// summary; metrics.json and summary.json unchanged.
+// beside the eager ones and never mixed into them, in kbx-results.json, the CSV, the terminal
+// summary and the HTML and Markdown reports; metrics.json and summary.json unchanged.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
 #include "kbx/report/exports.h"
+#include "kbx/report/html_report.h"
+#include "kbx/report/markdown_report.h"
 #include "kbx/report/report_model.h"
 #include "support/test_support.h"
 
@@ -205,6 +207,32 @@ TEST(GraphMode, TheTerminalSummaryHasOneLineApartFromTheEagerFigures) {
                          "capture failed on 1 workload (graph_error in kbx-results.json)\n"),
             std::string::npos)
       << summary;
+}
+
+TEST(GraphMode, TheReportsShowTheGraphFiguresBesideTheEagerOnes) {
+  GraphRun run(true);
+  NamedRun named{"runs/g", build_report_model(*run.db)};
+  named.model.labels["method"] = "m";  // the Markdown report's heat map groups by method
+  std::string html = render_html_report({named}, "kbx");
+  EXPECT_NE(html.find("<tr><td>CUDA graphs</td><td><span title="), std::string::npos);
+  EXPECT_NE(html.find("geomean 1.73x over 2 submissions (2 workloads); eager 2.16x on the same"
+                      "</span>; capture failed on 1 workload</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("Graph speedup</th>"), std::string::npos);
+  // sA's cell (3x over the one workload both sides replayed); sC has none.
+  EXPECT_NE(html.find("data-sort=\"3\" title=\"over 1 workload replayed as CUDA graphs on both "
+                      "sides\">3.00x</td>"),
+            std::string::npos);
+  std::string md = render_markdown_report({named}, "kbx", {});
+  EXPECT_NE(md.find("## CUDA graphs\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| runs/g | 2 | 2 | 2 | 1.73x | 2.16x | 1 |\n"), std::string::npos) << md;
+  // Without graph mode, neither report mentions graphs.
+  GraphRun plain(false);
+  NamedRun eager{"runs/e", build_report_model(*plain.db)};
+  eager.model.labels["method"] = "m";
+  EXPECT_EQ(render_html_report({eager}, "kbx").find("CUDA graphs"), std::string::npos);
+  EXPECT_EQ(render_markdown_report({eager}, "kbx", {}).find("CUDA graphs"), std::string::npos);
 }
 
 TEST(GraphMode, ARunWithoutItShowsNoneOfItsFields) {
