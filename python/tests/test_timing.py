@@ -357,6 +357,28 @@ def test_a_call_that_only_enqueues_is_not_taken_for_blocking(monkeypatch):
     assert "blocks_host" not in extra and timing.BLOCK_PROBE_MS not in sleeps
 
 
+def test_the_host_time_is_a_median_that_one_stall_does_not_move(monkeypatch):
+    call, _ = _gpu_with_a_queue(monkeypatch, host_ms=0.1, gpu_ms=0.02, blocking=False)
+    calls = [0]
+
+    def stalling():
+        calls[0] += 1
+        if calls[0] == 12:  # one sample's launch (warm-up and probe take about 5) held up 100 ms
+            timing_clock_stall(100.0)
+        call()
+
+    clock = {}
+
+    def timing_clock_stall(ms):
+        clock["stall"] = clock.get("stall", 0.0) + ms
+
+    real = timing._perf_counter
+    monkeypatch.setattr(timing, "_perf_counter", lambda: real() + clock.get("stall", 0.0) / 1e3)
+    extra = {}
+    timing.sample(stalling, _settings(ci_target=0), None, extra)
+    assert extra["host_ms"] == pytest.approx(0.1)
+
+
 def test_a_launch_longer_than_any_head_start_is_timed_as_it_runs(monkeypatch):
     # 15 ms of host work per call (hundreds of launches) against 1 ms of GPU work: no head start
     # (20 ms at most, over a margin of 2) covers it, so none is given and the result says so.

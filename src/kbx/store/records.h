@@ -103,7 +103,7 @@ struct TimingRecord {
   /// the brackets were taken (empty when the events were).
   std::optional<double> events_median_ms{};
   std::optional<double> brackets_min_ms{};
-  /// The host's mean time to enqueue one sample (the call's launches); a host-bound call's
+  /// The host's median time to enqueue one sample (the call's launches); a host-bound call's
   /// brackets are this long whatever the GPU does, so the stream check allows for it.
   std::optional<double> host_ms{};
   std::string method_note{};
