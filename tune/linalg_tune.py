@@ -4,14 +4,13 @@ PyTorch, variant by variant, over their tasks' perf sweeps (issue 8: no task bel
 
 usage: tune/linalg_tune.py [--smoke] [--task det|solve|all] [--jobs N] [--only NAME ...]
 
-A variant is a set of keyword arguments of the candidate design's module-level function
-(tune/next/determinant_lu.py det, tune/next/solve_and_add_scaled_vector.py solve: the redesigns,
-not yet measured on a GPU, which replace the files in solutions/LinearAlgebra/ once one beats
-them there, with their defaults set to the winner); "current" is the solution in solutions/
-today, "eager" the task's reference.py. Inputs are built as the perf sweep builds
-them (randn float32 for det; the task's upper_triangular builder, randn b and y, alpha 1 for the
-solve). For each workload the table gives two medians in ms: `bench` (triton.testing.do_bench,
-its L2 flush) and `hs` (kbx's method: samples enqueued behind a GPU sleep, so the host's launch
+A variant is a set of keyword arguments of the solution's module-level function with its
+tuning knobs (solutions/LinearAlgebra/determinant_lu.py det,
+solutions/LinearAlgebra/solve_and_add_scaled_vector.py solve); "current" is the solution's entry
+point with its defaults (the H200's best of session 22), "eager" the task's reference.py.
+Inputs are built as the perf sweep builds them (randn float32 for det; the task's
+upper_triangular builder, randn b and y, alpha 1 for the solve). For each workload the table
+gives two medians in ms: `bench` (triton.testing.do_bench, its L2 flush) and `hs` (kbx's method: samples enqueued behind a GPU sleep, so the host's launch
 time is not counted; L2 flushed by zeroing twice its size before each sample), and the error
 against a float64 reference (det: relative error, or `inf+` / `inf-` when the float32 value
 overflows and the sign matches; solve: max |x - x64| / max |x64|). The summary gives each
@@ -37,8 +36,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SUITE = ROOT / "suites" / "kernelbenchx" / "LinearAlgebra"
 
 DET_VARIANTS = {
-    "new": {},
-    "nb16": {"nb": 16},
+    "nb32": {"nb": 32},
+    "nb32rolled": {"nb": 32, "unroll": False},
     "w16": {"panel_warps": 16},
     "rolled": {"unroll": False},
     "unfused": {"fuse": False},
@@ -46,8 +45,7 @@ DET_VARIANTS = {
 }
 SOLVE_VARIANTS = {
     "bs16": {"bs": 16, "warps": 4},
-    "bs32": {"bs": 32, "warps": 4},
-    "bs32w2": {"bs": 32, "warps": 2},
+    "bs32w4": {"bs": 32, "warps": 4},
     "bs64": {"bs": 64, "warps": 4},
     "bs64w8": {"bs": 64, "warps": 8},
     "bs64flag": {"bs": 64, "warps": 4, "pack": False},
@@ -74,17 +72,15 @@ def callables(task: str, names: list[str] | None):
     """(name, function(inputs) -> output) for eager, current and each variant."""
     if task == "det":
         ref = load(SUITE / "determinant_lu" / "reference.py", "det_ref")
-        cur = load(ROOT / "solutions" / "LinearAlgebra" / "determinant_lu.py", "det_current")
-        sol = load(ROOT / "tune" / "next" / "determinant_lu.py", "det_sol")
+        sol = load(ROOT / "solutions" / "LinearAlgebra" / "determinant_lu.py", "det_sol")
         out = [("eager", lambda a: ref.determinant_lu(*a)),
-               ("current", lambda a: cur.determinant_lu(*a))]
+               ("current", lambda a: sol.determinant_lu(*a))]
         out += [(k, (lambda kw: lambda a: sol.det(*a, **kw))(kw)) for k, kw in DET_VARIANTS.items()]
     else:
         ref = load(SUITE / "solve_and_add_scaled_vector" / "reference.py", "solve_ref")
-        cur = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py", "solve_current")
-        sol = load(ROOT / "tune" / "next" / "solve_and_add_scaled_vector.py", "solve_sol")
+        sol = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py", "solve_sol")
         out = [("eager", lambda a: ref.solve_and_add_scaled_vector(*a)),
-               ("current", lambda a: cur.solve_and_add_scaled_vector(*a))]
+               ("current", lambda a: sol.solve_and_add_scaled_vector(*a))]
         out += [(k, (lambda kw: lambda a: sol.solve(*a, **kw))(kw))
                 for k, kw in SOLVE_VARIANTS.items()]
     if names:
