@@ -8,13 +8,14 @@ A variant is a set of keyword arguments of the solution's module-level function 
 tuning knobs (solutions/LinearAlgebra/determinant_lu.py det,
 solutions/LinearAlgebra/solve_and_add_scaled_vector.py solve); "current" is the solution's entry
 point with its defaults (the H200's best of session 22), "eager" the task's reference.py.
-Inputs are built as the perf sweep builds them (randn float32 for det; the task's
-upper_triangular builder, randn b and y, alpha 1 for the solve). For each workload the table
-gives two medians in ms: `bench` (triton.testing.do_bench, its L2 flush) and `hs` (kbx's method: samples enqueued behind a GPU sleep, so the host's launch
-time is not counted; L2 flushed by zeroing twice its size before each sample), and the error
-against a float64 reference (det: relative error, or `inf+` / `inf-` when the float32 value
-overflows and the sign matches; solve: max |x - x64| / max |x64|). The summary gives each
-variant's sum-of-medians speedup (sum of eager medians / sum of the variant's) under both timers;
+Inputs are built as the perf sweep builds them (randn float32 for det; the task's upper_triangular
+builder, randn b and y, alpha 1 for the solve). For each workload the table gives two medians in
+ms: `bench` (triton.testing.do_bench, its L2 flush) and `hs` (kbx's method: samples enqueued behind
+a GPU sleep, so the host's launch time is not counted; L2 flushed by zeroing twice its size before
+each sample), and the error against a float64 reference (det: relative error, or `inf+` / `inf-`
+when the float32 value overflows and the sign matches; solve: max |x - x64| / max |x64|). The
+summary gives each variant's sum-of-medians speedup (sum of eager medians / sum of the variant's)
+under both timers;
 kbx's speedup is the `hs` one. A variant that fails prints its error and the rest go on.
 
 Triton compiles first run in parallel worker processes (--jobs, default: the CPU count up to 16),
