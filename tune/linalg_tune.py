@@ -15,8 +15,8 @@ a GPU sleep, so the host's launch time is not counted; L2 flushed by zeroing twi
 each sample), and the error against a float64 reference (det: relative error, or `inf+` / `inf-`
 when the float32 value overflows and the sign matches; solve: max |x - x64| / max |x64|). The
 summary gives each variant's sum-of-medians speedup (sum of eager medians / sum of the variant's)
-under both timers;
-kbx's speedup is the `hs` one. A variant that fails prints its error and the rest go on.
+under both timers; kbx's speedup is the `hs` one. A variant that fails prints its error and the
+rest go on.
 
 Triton compiles first run in parallel worker processes (--jobs, default: the CPU count up to 16),
 which fill Triton's on-disk cache, so the timed process only loads binaries: the whole run should
