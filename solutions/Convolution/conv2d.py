@@ -271,6 +271,14 @@ def _mma(a, b, acc, FP16: tl.constexpr):
 
 
 @triton.jit
+def _split_mma(a_hi, a_lo, b_hi, b_lo, acc, FP16: tl.constexpr):
+    # The split product a b ~ a_lo b_hi + a_hi b_lo + a_hi b_hi, small terms first.
+    acc = _mma(a_lo, b_hi, acc, FP16)
+    acc = _mma(a_hi, b_lo, acc, FP16)
+    return _mma(a_hi, b_hi, acc, FP16)
+
+
+@triton.jit
 def _a_slice(a_rows, q, lo, nc, C_PAD, W, XS, ih0, iw0, ok_m, H, dil_h, dil_w,
              KW: tl.constexpr, BK: tl.constexpr, HAS_PAD: tl.constexpr):
     # [BM, BK] input slice of K step q = (tap, channel block), hi (lo = 0) or lo (lo = 1) part.
@@ -351,9 +359,7 @@ def _conv2d_gemm_kernel(x_ptr, w_ptr, w_desc, b_ptr, y_ptr, sc_ptr, M, CO_G, C_P
                             KW, BK, HAS_PAD)
             b_hi = _b_slice(w_rows, w_desc, w_row0, q, 0, nc, C_PAD, BK, TMA)
             b_lo = _b_slice(w_rows, w_desc, w_row0, q, 1, nc, C_PAD, BK, TMA)
-            acc = _mma(a_lo, b_hi, acc, FP16)
-            acc = _mma(a_hi, b_lo, acc, FP16)
-            acc = _mma(a_hi, b_hi, acc, FP16)
+            acc = _split_mma(a_hi, a_lo, b_hi, b_lo, acc, FP16)
             if CHUNK > 0:
                 if q % CHUNK == CHUNK - 1:
                     total += acc
@@ -518,9 +524,7 @@ def _bgemm_kernel(a_ptr, b_ptr, a_desc, b_desc, c_ptr, sc_ptr, M, N, KP, A_ROWS,
             a_lo = _plane_slice(a_rows, a_desc, a_row0, A_ROWS, k0, 1, KP, TMA)
             b_hi = _plane_slice(b_rows, b_desc, b_row0, B_ROWS, k0, 0, KP, TMA)
             b_lo = _plane_slice(b_rows, b_desc, b_row0, B_ROWS, k0, 1, KP, TMA)
-            acc = _mma(a_lo, b_hi, acc, FP16)
-            acc = _mma(a_hi, b_lo, acc, FP16)
-            acc = _mma(a_hi, b_hi, acc, FP16)
+            acc = _split_mma(a_hi, a_lo, b_hi, b_lo, acc, FP16)
             if CHUNK > 0:
                 if i % CHUNK == CHUNK - 1:
                     total += acc
