@@ -138,6 +138,39 @@ def _det_large_kernel(a_ptr, w_ptr, out_ptr, n, sab, sar, sac, PIVOT: tl.constex
 
 
 @triton.jit
+def _finish_panel(pv, det, lb, pv_ptr, linv_ptr, res_ptr, b, FIRST: tl.constexpr,
+                  NB: tl.constexpr, LOG2NB: tl.constexpr):
+    # A factored panel's outputs: det *= sign * (its pivots' product, `det`), the pivot rows `pv`,
+    # and inv(L11) from the pivot rows' multipliers (stored at lb by the panel).
+    c = tl.arange(0, NB)
+    cols = c[None, :]
+    # The sign of the row order: inversions among the pivots, plus, for each pivot row, the
+    # non-pivot rows with a smaller index (they come after it).
+    pa = pv[:, None]
+    pb = pv[None, :]
+    ok = (pa >= 0) & (pb >= 0)
+    inv = tl.sum(tl.sum(tl.where(ok & (c[:, None] < c[None, :]) & (pa > pb), 1, 0), axis=1), axis=0)
+    less = tl.sum(tl.sum(tl.where(ok & (pa < pb), 1, 0), axis=1), axis=0)
+    cross = tl.sum(tl.where(pv >= 0, pv, 0), axis=0) - less
+    det = tl.where(((inv + cross) % 2) == 1, -det, det)
+    if FIRST:
+        tl.store(res_ptr + b, det.to(res_ptr.dtype.element_ty))
+    else:
+        tl.store(res_ptr + b, (tl.load(res_ptr + b) * det).to(res_ptr.dtype.element_ty))
+    tl.store(pv_ptr + b * NB + c, pv)
+    tl.debug_barrier()
+    # inv(I + N), N the strictly lower multipliers of the pivot rows: (I - N)(I + N^2)(I + N^4)...
+    # (N is nilpotent: N^NB = 0), as NB x NB products.
+    neg = tl.load(lb + pa * NB + cols, mask=(pa >= 0) & (cols < c[:, None]), other=0.0)
+    M = -neg
+    S = tl.where(c[:, None] == cols, 1.0, 0.0) + M
+    for _ in tl.static_range(LOG2NB - 1):
+        M = tl.dot(M, M, input_precision="ieee")
+        S = S + tl.dot(S, M, input_precision="ieee")
+    tl.store(linv_ptr + b * NB * NB + c[:, None] * NB + cols, S)
+
+
+@triton.jit
 def _panel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k, m, nb,
            FIRST: tl.constexpr, NP: tl.constexpr, NB: tl.constexpr, LOG2NB: tl.constexpr):
     # Factors the [m x nb] panel X[k:, k:k+nb] of matrix b (m = n - k rows) with partial
@@ -175,30 +208,7 @@ def _panel(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n, k, m, n
         l = tl.where(used, 0.0, colj / tl.where(piv == 0.0, 1.0, piv))
         tl.store(lb + r * NB + j, l, mask=r < m)
         P = P - l[:, None] * tl.where(c > j, rowp, 0.0)[None, :]
-    # Sign of the row order: inversions among the pivots, plus, for each pivot row, the
-    # non-pivot rows with a smaller index (they come after it).
-    pa = pv[:, None]
-    pb = pv[None, :]
-    ok = (pa >= 0) & (pb >= 0)
-    inv = tl.sum(tl.sum(tl.where(ok & (c[:, None] < c[None, :]) & (pa > pb), 1, 0), axis=1), axis=0)
-    less = tl.sum(tl.sum(tl.where(ok & (pa < pb), 1, 0), axis=1), axis=0)
-    cross = tl.sum(tl.where(pv >= 0, pv, 0), axis=0) - less
-    det = tl.where(((inv + cross) % 2) == 1, -det, det)
-    if FIRST:
-        tl.store(res_ptr + b, det.to(res_ptr.dtype.element_ty))
-    else:
-        tl.store(res_ptr + b, (tl.load(res_ptr + b) * det).to(res_ptr.dtype.element_ty))
-    tl.store(pv_ptr + b * NB + c, pv)
-    tl.debug_barrier()
-    # inv(I + N), N the strictly lower multipliers of the pivot rows: (I - N)(I + N^2)(I + N^4)...
-    # (N is nilpotent: N^NB = 0), as NB x NB products.
-    neg = tl.load(lb + pa * NB + cols, mask=(pa >= 0) & (cols < c[:, None]), other=0.0)
-    M = -neg
-    S = tl.where(c[:, None] == cols, 1.0, 0.0) + M
-    for _ in tl.static_range(LOG2NB - 1):
-        M = tl.dot(M, M, input_precision="ieee")
-        S = S + tl.dot(S, M, input_precision="ieee")
-    tl.store(linv_ptr + b * NB * NB + c[:, None] * NB + cols, S)
+    _finish_panel(pv, det, lb, pv_ptr, linv_ptr, res_ptr, b, FIRST, NB, LOG2NB)
 
 
 @triton.jit
@@ -247,26 +257,7 @@ def _panel_unrolled(x_ptr, sxb, sxr, sxc, l_ptr, pv_ptr, linv_ptr, res_ptr, b, n
         l = tl.where(used | (j >= nb), 0.0, colj / tl.where(piv == 0.0, 1.0, piv))
         tl.store(lb + r * NB + j, l, mask=(r < m) & valid)
         P = tl.where(cols > j, P - l[:, None] * rowp[None, :], P)
-    pa = pv[:, None]
-    pb = pv[None, :]
-    ok = (pa >= 0) & (pb >= 0)
-    inv = tl.sum(tl.sum(tl.where(ok & (c[:, None] < c[None, :]) & (pa > pb), 1, 0), axis=1), axis=0)
-    less = tl.sum(tl.sum(tl.where(ok & (pa < pb), 1, 0), axis=1), axis=0)
-    cross = tl.sum(tl.where(pv >= 0, pv, 0), axis=0) - less
-    det = tl.where(((inv + cross) % 2) == 1, -det, det)
-    if FIRST:
-        tl.store(res_ptr + b, det.to(res_ptr.dtype.element_ty))
-    else:
-        tl.store(res_ptr + b, (tl.load(res_ptr + b) * det).to(res_ptr.dtype.element_ty))
-    tl.store(pv_ptr + b * NB + c, pv)
-    tl.debug_barrier()
-    neg = tl.load(lb + pa * NB + cols, mask=(pa >= 0) & (cols < c[:, None]), other=0.0)
-    M = -neg
-    S = tl.where(c[:, None] == cols, 1.0, 0.0) + M
-    for _ in tl.static_range(LOG2NB - 1):
-        M = tl.dot(M, M, input_precision="ieee")
-        S = S + tl.dot(S, M, input_precision="ieee")
-    tl.store(linv_ptr + b * NB * NB + c[:, None] * NB + cols, S)
+    _finish_panel(pv, det, lb, pv_ptr, linv_ptr, res_ptr, b, FIRST, NB, LOG2NB)
 
 
 @triton.jit
