@@ -511,7 +511,6 @@ class _Batches:
         self.flush_ms = _flush_gpu_ms(flush_buffer) if self.cycles is not None else 0.0
         gpu_tail = best_ms - best_launch_ms
         self.gpu_per_sample_ms = (max(0.0, gpu_tail) if math.isfinite(gpu_tail) else 0.0) + self.flush_ms
-        self.host_total_ms = 0.0
         self.host_samples_ms: list[float] = []  # the host's time to enqueue each sample
         self.margin = HEAD_START_MARGIN
 
@@ -544,9 +543,7 @@ class _Batches:
                 # The GPU reached the batch's last sample before the host had enqueued it: it may
                 # have waited for the host on the way. A longer head start from now on.
                 self.margin = min(4 * HEAD_START_MARGIN, 2 * self.margin)
-            host_ms = (_perf_counter() - begin) * 1e3
-            self.host_total_ms += host_ms
-            self.host_per_sample_ms = host_ms / len(batch)
+            self.host_per_sample_ms = (_perf_counter() - begin) * 1e3 / len(batch)
             done += len(batch)
         _synchronize()
         return [float(_elapsed_time(start, end)) for start, end in events]
