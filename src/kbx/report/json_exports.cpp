@@ -352,10 +352,8 @@ void write_exports(const ReportModel& model, const std::filesystem::path& dir) {
 }
 
 Json submission_record_json(const SubmissionRow& row, bool in_metrics_json) {
-  bool graph = std::any_of(row.workloads.begin(), row.workloads.end(), [](const WorkloadRow& w) {
-    return w.graph_ms.n > 0 || w.ref_graph_ms.n > 0 || !w.graph_error.empty() ||
-           !w.ref_graph_error.empty();
-  });
+  bool graph = std::any_of(row.workloads.begin(), row.workloads.end(),
+                           [](const WorkloadRow& w) { return w.has_graph_figures(); });
   return row_json(row, in_metrics_json, row.vs_compile.has_value() || !row.compile_note.empty(),
                   graph);
 }

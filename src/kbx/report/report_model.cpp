@@ -609,10 +609,8 @@ bool has_graph_mode(store::Database& db, const std::vector<SubmissionRow>& rows)
     return true;
   }
   return std::any_of(rows.begin(), rows.end(), [](const SubmissionRow& r) {
-    return std::any_of(r.workloads.begin(), r.workloads.end(), [](const WorkloadRow& w) {
-      return w.graph_ms.n > 0 || w.ref_graph_ms.n > 0 || !w.graph_error.empty() ||
-             !w.ref_graph_error.empty();
-    });
+    return std::any_of(r.workloads.begin(), r.workloads.end(),
+                       [](const WorkloadRow& w) { return w.has_graph_figures(); });
   });
 }
 

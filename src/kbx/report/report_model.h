@@ -57,6 +57,12 @@ struct WorkloadRow {
   double graph_speedup = 0;
   std::string graph_error;
   std::string ref_graph_error;
+
+  /// Whether either side was captured as a CUDA graph or failed to be (the run was in graph mode).
+  [[nodiscard]] bool has_graph_figures() const {
+    return graph_ms.n > 0 || ref_graph_ms.n > 0 || !graph_error.empty() ||
+           !ref_graph_error.empty();
+  }
 };
 
 /// The speedup against a baseline other than eager (the compile baseline), with the same
