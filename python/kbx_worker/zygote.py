@@ -12,6 +12,7 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 import time
 import traceback
 from typing import Callable
@@ -261,8 +262,6 @@ class Harvests:
     def _start(self) -> None:
         while self._queue and len(self.running) < self._limit:
             root, inbox = self._queue.pop(0)
-            import tempfile
-
             work = tempfile.mkdtemp(prefix="kbx-harvest-")
             _flush_quietly()
             try:
@@ -300,8 +299,6 @@ def _run_harvest(root: str, inbox: str, work: str, inherited: list[int]) -> None
             except OSError:
                 pass
         os.nice(10)
-        import tempfile
-
         from . import compile_cache
 
         os.environ["TMPDIR"] = work  # the C compiler's and ptxas's temporary files
