@@ -1,43 +1,20 @@
 // The tables of `kbx generate` (schema 6): the migration from version 5, the answer cache, and
 // the generation rows.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <string>
 
 #include "kbx/store/database.h"
 #include "kbx/store/migrations.h"
 #include "support/test_support.h"
+#include "unit/store/old_store.h"
 
 namespace kbx::store {
 namespace {
 
 using kbx::testing::ScopedTempDir;
+using old_store::make_store_at;
 namespace fs = std::filesystem;
-
-void exec_sql(const fs::path& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
-}
-
-/// A store as kbx made it at schema `version`, then `rows` (SQL) run in it.
-void make_store_at(const fs::path& path, int version, const std::string& rows) {
-  std::string sql;
-  for (const Migration& m : migrations()) {
-    if (m.version <= version) {
-      sql += m.sql;
-    }
-  }
-  sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
-  sql += "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(version) + "');";
-  exec_sql(path, sql + rows);
-}
 
 /// A store as kbx made it at schema version 5, holding one submission.
 void make_version_5_store(const fs::path& path) {

@@ -1,18 +1,19 @@
 // CUDA-graph samples and errors (schema 11): the round trip through every timings table, the
 // migration from version 10, and kbx merge's copy.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <string>
 
 #include "kbx/store/database.h"
 #include "kbx/store/migrations.h"
 #include "support/test_support.h"
+#include "unit/store/old_store.h"
 
 namespace kbx::store {
 namespace {
 
 using kbx::testing::ScopedTempDir;
+using old_store::make_store_at;
 namespace fs = std::filesystem;
 
 const std::string kGpu0 = "cuda:0 NVIDIA H200";
@@ -55,26 +56,6 @@ void save_candidate(Database& db, std::int64_t session, const std::string& id) {
   e.perf_ok = true;
   e.timings = two_workloads();
   db.save_evaluation(e);
-}
-
-/// A store as kbx made it at schema `version` (its migrations up to it), then `rows` run in it.
-void make_store_at(const fs::path& path, int version, const std::string& rows) {
-  std::string sql;
-  for (const Migration& m : migrations()) {
-    if (m.version <= version) {
-      sql += m.sql;
-    }
-  }
-  sql += "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
-  sql += "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(version) + "');";
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, (sql + rows).c_str(), nullptr, nullptr, &err);
-  std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
 }
 
 TEST(GraphTimings, RoundTripThroughEveryTimingsTableBitForBit) {
