@@ -9,6 +9,7 @@
 #include "kbx/common/error.h"
 #include "kbx/store/migrations.h"
 #include "support/test_support.h"
+#include "unit/store/old_store.h"
 
 namespace kbx::store {
 namespace {
@@ -17,16 +18,7 @@ using kbx::testing::ScopedTempDir;
 namespace fs = std::filesystem;
 
 // Runs SQL on the file directly, behind the store's back.
-void raw_exec(const fs::path& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
-}
+using old_store::exec_sql;
 
 // The first column of the first row as text ("" when there is no row).
 std::string raw_query(const fs::path& path, const std::string& sql) {
@@ -94,7 +86,7 @@ TEST(Database, ReopeningKeepsTheDataAndDoesNotMigrateAgain) {
 TEST(Database, MigratesAnEmptySqliteFileToTheLatestSchema) {
   ScopedTempDir dir;
   auto path = dir.path() / "kbx.db";
-  raw_exec(path, "PRAGMA user_version = 0");  // a valid, empty database: schema version 0
+  exec_sql(path, "PRAGMA user_version = 0");  // a valid, empty database: schema version 0
   auto db = Database::open(path);
   EXPECT_EQ(raw_query(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
             std::to_string(latest_schema_version()));
@@ -113,7 +105,7 @@ TEST(Database, RefusesAStoreWithANewerSchemaAndSaysWhatToDo) {
   ScopedTempDir dir;
   auto path = dir.path() / "kbx.db";
   Database::open(path);
-  raw_exec(path, "UPDATE meta SET value = '999' WHERE key = 'schema_version'");
+  exec_sql(path, "UPDATE meta SET value = '999' WHERE key = 'schema_version'");
   std::string message = store_error_of([&] { Database::open(path); });
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   EXPECT_NE(message.find("schema version 999"), std::string::npos) << message;
@@ -140,7 +132,7 @@ TEST(Database, RefusesADamagedSchemaVersion) {
   ScopedTempDir dir;
   auto path = dir.path() / "kbx.db";
   Database::open(path);
-  raw_exec(path, "UPDATE meta SET value = 'one' WHERE key = 'schema_version'");
+  exec_sql(path, "UPDATE meta SET value = 'one' WHERE key = 'schema_version'");
   std::string message = store_error_of([&] { Database::open(path); });
   EXPECT_NE(message.find("'one'"), std::string::npos) << message;
 }

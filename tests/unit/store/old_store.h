@@ -1,4 +1,4 @@
-// Stores as an older kbx made them, for the store's migration tests.
+// Stores as an older kbx made them, and SQL run behind the store's back, for the store's tests.
 #pragma once
 
 #include <gtest/gtest.h>
