@@ -122,7 +122,8 @@ def V(split, fused, BK, stages, chunk, BM=128, BN=128, warps=8, group_m=8, tma=F
                 chunk=chunk, group_m=group_m, tma=tma, **kw)
 
 
-CONV_VARIANTS = [
+# The split and pipeline settings both GEMMs are tried with, then each one's own.
+SPLIT_VARIANTS = [
     V("tf32", False, 32, 4, 128),
     V("tf32", True, 32, 3, 128),
     V("fp16", False, 64, 4, 128),
@@ -131,6 +132,8 @@ CONV_VARIANTS = [
     V("fp16", False, 128, 3, 128),
     V("fp16", False, 64, 4, 128, tma=True),
     V("fp16", True, 64, 3, 128),
+]
+CONV_VARIANTS = SPLIT_VARIANTS + [
     V("fp16", True, 32, 4, 128),
     V("fp16", False, 64, 4, 64),
     V("fp16", False, 64, 4, 256),
@@ -145,14 +148,7 @@ CONV_VARIANTS = [
 BMM_VARIANTS = [
     dict(split="tf32x3", BM=128, BN=128, BK=32, warps=8, stages=3, fused=False, chunk=0,
          group_m=8),
-    V("tf32", False, 32, 4, 128),
-    V("tf32", True, 32, 3, 128),
-    V("fp16", False, 64, 4, 128),
-    V("fp16", False, 64, 3, 128),
-    V("fp16", False, 32, 5, 128),
-    V("fp16", False, 128, 3, 128),
-    V("fp16", False, 64, 4, 128, tma=True),
-    V("fp16", True, 64, 3, 128),
+    *SPLIT_VARIANTS,
     V("fp16", True, 64, 3, 128, tma=True),
     V("fp16", False, 64, 4, 256),
     V("fp16", False, 64, 4, 0),
