@@ -9,6 +9,7 @@
 #include "kbx/report/exports.h"
 #include "kbx/report/report_model.h"
 #include "support/test_support.h"
+#include "unit/report/rows.h"
 
 namespace kbx::report {
 namespace {
@@ -90,14 +91,7 @@ struct CompileRun {
   }
 };
 
-const SubmissionRow& row_of(const ReportModel& m, const std::string& id) {
-  for (const auto& r : m.rows) {
-    if (r.submission_id == id) {
-      return r;
-    }
-  }
-  throw std::runtime_error("no row " + id);
-}
+using rows::row_of;
 
 TEST(CompileBaseline, ARowsSpeedupAgainstCompileIsARatioOfSumsWithAWidenedIntervalAndVerdict) {
   CompileRun run;

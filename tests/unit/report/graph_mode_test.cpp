@@ -11,6 +11,7 @@
 #include "kbx/report/markdown_report.h"
 #include "kbx/report/report_model.h"
 #include "support/test_support.h"
+#include "unit/report/rows.h"
 
 namespace kbx::report {
 namespace {
@@ -93,14 +94,7 @@ struct GraphRun {
   }
 };
 
-const SubmissionRow& row_of(const ReportModel& m, const std::string& id) {
-  for (const auto& r : m.rows) {
-    if (r.submission_id == id) {
-      return r;
-    }
-  }
-  throw std::runtime_error("no row " + id);
-}
+using rows::row_of;
 
 TEST(GraphMode, WorkloadFiguresComeFromEachSidesGraphSamples) {
   GraphRun run(true);

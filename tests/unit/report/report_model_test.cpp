@@ -9,6 +9,7 @@
 
 #include "kbx/report/exports.h"
 #include "support/test_support.h"
+#include "unit/report/rows.h"
 
 namespace kbx::report {
 namespace {
@@ -103,14 +104,7 @@ struct Scenario {
   }
 };
 
-const SubmissionRow& row_of(const ReportModel& m, const std::string& id) {
-  for (const auto& r : m.rows) {
-    if (r.submission_id == id) {
-      return r;
-    }
-  }
-  throw std::runtime_error("no row " + id);
-}
+using rows::row_of;
 
 const Totals& category(const ReportModel& m, const std::string& name) {
   for (const auto& [n, t] : m.categories) {
