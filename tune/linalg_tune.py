@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Times the LinearAlgebra solutions determinant_lu and solve_and_add_scaled_vector against eager
-PyTorch, variant by variant, over their tasks' perf sweeps (issue 8: no task below 0.8x).
+"""Times the LinearAlgebra solutions determinant_lu, solve_and_add_scaled_vector and
+cholesky_solve against eager PyTorch, variant by variant, over their tasks' perf sweeps (issue 8:
+no task below 0.8x).
 
-usage: tune/linalg_tune.py [--smoke] [--task det|solve|all] [--jobs N] [--only NAME ...]
+usage: tune/linalg_tune.py [--smoke] [--task det|solve|chol|all] [--jobs N] [--only NAME ...]
 
 A variant is a set of keyword arguments of the solution's module-level function with its
 tuning knobs (solutions/LinearAlgebra/determinant_lu.py det,
-solutions/LinearAlgebra/solve_and_add_scaled_vector.py solve); "current" is the solution's entry
-point with its defaults (the H200's best of session 22), "eager" the task's reference.py.
-Inputs are built as the perf sweep builds them (randn float32 for det; the task's upper_triangular
-builder, randn b and y, alpha 1 for the solve). For each workload the table gives two medians in
+solutions/LinearAlgebra/solve_and_add_scaled_vector.py solve, solutions/LinearAlgebra/
+cholesky_solve.py solve); "current" is the solution's entry point with its defaults, "eager" the
+task's reference.py. Inputs are built as the perf sweep builds them (randn float32 for det; the
+task's upper_triangular builder, randn b and y, alpha 1 for the solve; the task's triangular_perf
+factor and rand B [n, 10] for chol). For each workload the table gives two medians in
 ms: `bench` (triton.testing.do_bench, its L2 flush) and `hs` (kbx's method: samples enqueued behind
 a GPU sleep, so the host's launch time is not counted; L2 flushed by zeroing twice its size before
 each sample), and the error against a float64 reference (det: relative error, or `inf+` / `inf-`
@@ -52,6 +54,16 @@ SOLVE_VARIANTS = {
     "bs64flag": {"bs": 64, "warps": 4, "pack": False},
     "bs128w16": {"bs": 128, "warps": 16},
 }
+CHOL_VARIANTS = {
+    "l32w2": {"bs_large": 32, "warps_large": 2},
+    "l64w8": {"bs_large": 64, "warps_large": 8},
+    "l128w8": {"bs_large": 128, "warps_large": 8},
+    "s16": {"bs_small": 16, "warps_small": 2},
+    "s32w4": {"bs_small": 32, "warps_small": 4},
+    "s64w4": {"bs_small": 64, "warps_small": 4},
+}
+STEMS = {"det": "determinant_lu", "solve": "solve_and_add_scaled_vector", "chol": "cholesky_solve"}
+VARIANTS = {"det": DET_VARIANTS, "solve": SOLVE_VARIANTS, "chol": CHOL_VARIANTS}
 
 
 def load(path: pathlib.Path, name: str):
@@ -63,9 +75,8 @@ def load(path: pathlib.Path, name: str):
 
 def sweep(task: str, smoke: bool) -> list[int]:
     if smoke:
-        return [16, 70] if task == "det" else [32, 100]
-    stem = "determinant_lu" if task == "det" else "solve_and_add_scaled_vector"
-    spec = json.loads((SUITE / stem / "task.json").read_text())
+        return {"det": [16, 70], "solve": [32, 100], "chol": [32, 100]}[task]
+    spec = json.loads((SUITE / STEMS[task] / "task.json").read_text())
     return [w["n"] for w in spec["perf"]["workloads"]]
 
 
@@ -77,6 +88,13 @@ def callables(task: str, names: list[str] | None):
         out = [("eager", lambda a: ref.determinant_lu(*a)),
                ("current", lambda a: sol.determinant_lu(*a))]
         out += [(k, (lambda kw: lambda a: sol.det(*a, **kw))(kw)) for k, kw in DET_VARIANTS.items()]
+    elif task == "chol":
+        ref = load(SUITE / "cholesky_solve" / "reference.py", "chol_ref")
+        sol = load(ROOT / "solutions" / "LinearAlgebra" / "cholesky_solve.py", "chol_sol")
+        out = [("eager", lambda a: ref.cholesky_solve(*a)),
+               ("current", lambda a: sol.cholesky_solve(*a))]
+        out += [(k, (lambda kw: lambda a: sol.solve(*a, **kw))(kw))
+                for k, kw in CHOL_VARIANTS.items()]
     else:
         ref = load(SUITE / "solve_and_add_scaled_vector" / "reference.py", "solve_ref")
         sol = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py", "solve_sol")
@@ -94,6 +112,10 @@ def inputs(task: str, n: int, device: str):
     gen = torch.Generator().manual_seed(1234 + n)
     if task == "det":
         return (torch.randn(n, n, generator=gen).to(device),)
+    if task == "chol":
+        ref = load(SUITE / "cholesky_solve" / "reference.py", "chol_ref_b")
+        B = torch.rand(n, 10, generator=gen).to(device)
+        return (B, ref.triangular_perf(gen, device, n, dtype="float32"))
     ref = load(SUITE / "solve_and_add_scaled_vector" / "reference.py", "solve_ref_b")
     A = ref.upper_triangular(gen, "cpu", n, dtype="float32").to(device)
     b = torch.randn(n, 1, generator=gen).to(device)
@@ -105,6 +127,9 @@ def expected(task: str, args):
     import torch
     if task == "det":
         return torch.linalg.det(args[0].double())
+    if task == "chol":
+        B, L = args
+        return torch.cholesky_solve(B.double(), L.double())
     A, b, y, alpha = args
     return torch.linalg.solve_triangular(A.double(), b.double(), upper=True) + alpha * y.double()
 
@@ -268,18 +293,18 @@ def run(task: str, smoke: bool, names, hs: HeadStart | None, bench):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true", help="tiny sizes on the CPU interpreter")
-    ap.add_argument("--task", default="all", choices=["det", "solve", "all"])
+    ap.add_argument("--task", default="all", choices=["det", "solve", "chol", "all"])
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--only", nargs="*", help="variant names to run (eager always runs)")
     args = ap.parse_args()
     if args.smoke:
         os.environ["TRITON_INTERPRET"] = "1"
-    tasks = ["det", "solve"] if args.task == "all" else [args.task]
+    tasks = ["det", "solve", "chol"] if args.task == "all" else [args.task]
     t0 = time.time()
     hs = bench = None
     if not args.smoke:
         import multiprocessing as mp
-        names = {t: [nm for nm in ["current"] + list(DET_VARIANTS if t == "det" else SOLVE_VARIANTS)
+        names = {t: [nm for nm in ["current"] + list(VARIANTS[t])
                      if not args.only or nm in args.only] for t in tasks}
         jobs, seen = [], set()
         for t in tasks:
