@@ -17,14 +17,19 @@ at offset + rank: increasing addresses per block, so the stores coalesce. A publ
 count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
 flag and nothing is reset between calls; a program waits only on programs with lower ids, which
 the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
-The result goes into a buffer of the worst-case size n; the host reads the total k from the last
-block's word once, as eager's masked_select must, and returns the leading k elements (or copies
-them into `out`). One launch instead of count, scan and write: the call waits for its total, so
-its host time counts, and on the H200 a Triton launch costs the host 20-30 us, more than the
-GPU work here. The collapse plan is cached per shapes and strides. The epoch is a launch
+The result goes into a buffer of the worst-case size n; the last program writes the total k into
+pinned host memory, so the host's one synchronisation (eager's masked_select makes it too) is a
+stream synchronize and a read, with no copy launched, and the call returns the leading k
+elements (or copies them into `out`). The call waits for its total, so its host time counts,
+and on the H200 a Triton launch of 20 arguments costs the host about 30 us, more than the GPU
+work here: one launch instead of count, scan and write, the collapse plan cached per shapes and
+strides, and after a launch signature's first call Triton's per-launch argument binding is
+skipped (the compiled kernel's launcher is called directly). The epoch is a launch
 argument, so a CUDA graph replay would reuse it: not graph-capturable.
 """
 # expect: ok
+import ctypes
+
 import torch
 import triton
 import triton.language as tl
@@ -88,7 +93,7 @@ def _gelu(x, TANH: tl.constexpr):
 
 
 @triton.jit(do_not_specialize=["epoch"])
-def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, n, other_scalar, alpha, os_, o_n,
+def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, tot_ptr, n, other_scalar, alpha, os_, o_n,
                         S1, S2, S3, xs0, xs1, xs2, xs3, ms0, ms1, ms2, ms3, epoch,
                         OTHER_IS_TENSOR: tl.constexpr, TANH: tl.constexpr, NDIM: tl.constexpr,
                         I64: tl.constexpr, BLOCK: tl.constexpr, LOOK: tl.constexpr):
@@ -121,6 +126,8 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, n, other_scalar, alp
             prefix += tl.sum(tl.where(lanes <= first, w & 0xFFFFFFFF, 0), axis=0)
             hi = tl.where(first < LOOK, 0, hi - LOOK)
         tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
+    if pid == tl.num_programs(0) - 1:
+        tl.store(tot_ptr, prefix + cnt)
     pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel,
                 other=0.0).to(tl.float32)
@@ -133,21 +140,51 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, n, other_scalar, alp
     tl.store(y_ptr + pos, y.to(y_ptr.dtype.element_ty), mask=sel)
 
 
-_states = {}  # (device, stream) -> [word buffer, last epoch]
+_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader, stream]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None, i64)
+_launchers = {}  # launch signature -> compiled kernel
 
 
 def _state(device, blocks):
-    key = (str(device), torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
+    writes; a plain CPU tensor under the interpreter) for the current stream."""
+    stream = torch.cuda.current_stream(device) if device.type == "cuda" else None
+    key = (str(device), stream.cuda_stream if stream is not None else 0)
     st = _states.get(key)
     if st is None or st[0].numel() < blocks:
-        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0]
+        tot = torch.zeros(1, dtype=torch.int64, pin_memory=stream is not None)
+        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0, tot,
+              ctypes.c_int64.from_address(tot.data_ptr()), stream]
         _states[key] = st
     st[1] += 1
     if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
         st[0].zero_()
         st[1] = 1
     return st
+
+
+def _int_sig(v):
+    """What Triton specialises an integer argument on: equal to 1, a multiple of 16, 64-bit."""
+    return (v == 1, v % 16 == 0, not -2**31 <= v < 2**31)
+
+
+def _launch(kernel, grid, key, args, num_warps):
+    """kernel[grid](*args, num_warps=num_warps), all arguments positional. The first launch of a
+    signature `key` (all Triton specialises on: dtypes, pointer alignment, integers equal to 1 or
+    multiples of 16, the device) goes through Triton; later ones call the compiled kernel's own
+    launcher, skipping Triton's per-launch binding and cache lookup. Triton's launch hooks (a
+    profiler's) keep every launch on Triton's path."""
+    knobs = getattr(triton, "knobs", None)
+    hooked = knobs is None or knobs.runtime.launch_enter_hook is not None \
+        or knobs.runtime.launch_exit_hook is not None
+    ck = None if hooked else _launchers.get(key)
+    if ck is not None:
+        ck.run(grid[0], 1, 1, torch.cuda.current_stream().cuda_stream, ck.function,
+               ck.packed_metadata, None, None, None, *args)
+        return
+    ck = kernel[grid](*args, num_warps=num_warps)
+    if not hooked and args[0].is_cuda and all(hasattr(ck, a) for a in ("run", "function", "packed_metadata")):
+        _launchers[key] = ck
 
 
 def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='none', out=None):
@@ -187,16 +224,22 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         if other_is_tensor and other.dim() > 1:
             raise RuntimeError(f"other must be a scalar, a [1] or a [k] tensor, got {list(other.shape)}")
         o = other if other_is_tensor else y
-        words, epoch = _state(dev, nb)
+        words, epoch, tot, total, stream = _state(dev, nb)
         # A [k] other is read at the output position (stride 1), a [1] one broadcast (stride 0).
         os_ = (other.stride(0) if other.numel() > 1 else 0) if other_is_tensor else 0
-        _select_gelu_kernel[(nb,)](
-            x, m, o, y, words, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
-            other.numel() if os_ else n,
-            sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
-            OTHER_IS_TENSOR=other_is_tensor, TANH=approximate == 'tanh', NDIM=ndim, I64=i64,
-            BLOCK=BLOCK, LOOK=32, num_warps=8)
-        k = int(words[nb - 1].item()) & 0xFFFFFFFF
+        o_n = other.numel() if os_ else n
+        # Everything Triton specialises on: the shapes and strides fix the plan's integers, the
+        # rest is spelled out (y, the words and the total slot are always 16-byte aligned).
+        sig = (key, input.dtype, dtype, o.dtype, dev, x.data_ptr() % 16 == 0,
+               m.data_ptr() % 16 == 0, o.data_ptr() % 16 == 0, _int_sig(os_), _int_sig(o_n),
+               other_is_tensor, approximate)
+        _launch(_select_gelu_kernel, (nb,), sig, (
+            x, m, o, y, words, tot, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
+            o_n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
+            other_is_tensor, approximate == 'tanh', ndim, i64, BLOCK, 32), 8)
+        if stream is not None:
+            stream.synchronize()
+        k = total.value
         if other_is_tensor and other.numel() not in (1, k):
             raise RuntimeError(f"other of {other.numel()} elements does not broadcast to the {k} selected")
     if out is not None:

@@ -13,15 +13,20 @@ in-block position (an inclusive tl.cumsum): row-major order, deterministic, no a
 count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
 flag and nothing is reset between calls. A program waits only on programs with lower ids, which
 the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
-The host reads the last block's inclusive prefix (the one synchronisation the op needs; eager's
-masked_select makes it too) and returns the leading `total` elements of a worst-case-size buffer,
-a contiguous view. One launch instead of count-then-write: on the H200 the call is bound by the
-host (the synchronisation exposes its launch time, which kbx counts for calls that wait), and a
-Triton launch costs more host time than the whole GPU work. The collapse plan is cached per
-shapes and strides. The epoch is a launch argument, so a CUDA graph replay would reuse it: not
+The last program also writes the total into pinned host memory, so the host's one
+synchronisation (the op needs it for the output's size; eager's masked_select makes it too) is a
+stream synchronize and a read, with no copy launched; it returns the leading `total` elements of a
+worst-case-size buffer, a contiguous view. The call is bound by the host on the H200 (it waits for
+the GPU, so kbx counts its host time, and the GPU work is 3-25 us), so the host path is kept
+short: one launch instead of count-then-write, the collapse plan cached per shapes and strides,
+and after a launch signature's first call Triton's per-launch argument binding is skipped (the
+compiled kernel's launcher is called directly; a Triton launch of 20 arguments costs the host
+about 30 us there). The epoch is a launch argument, so a CUDA graph replay would reuse it: not
 graph-capturable.
 """
 # expect: ok
+import ctypes
+
 import torch
 import triton
 import triton.language as tl
@@ -71,7 +76,7 @@ def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
 
 
 @triton.jit(do_not_specialize=["epoch"])
-def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
+def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, tot_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs3,
                    ms0, ms1, ms2, ms3, epoch, NDIM: tl.constexpr, BLOCK: tl.constexpr,
                    LOOK: tl.constexpr):
     pid = tl.program_id(0)
@@ -101,26 +106,53 @@ def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, n, S1, S2, S3, xs0, xs1, xs2, xs
             prefix += tl.sum(tl.where(lanes <= first, w & 0xFFFFFFFF, 0), axis=0)
             hi = tl.where(first < LOOK, 0, hi - LOOK)
         tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
+    if pid == tl.num_programs(0) - 1:
+        tl.store(tot_ptr, prefix + cnt)
     pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel)
     tl.store(y_ptr + pos, x, mask=sel)
 
 
-_states = {}  # (device, stream) -> [word buffer, last epoch]
+_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader, stream]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None)
+_launchers = {}  # launch signature -> compiled kernel
 
 
 def _state(device, blocks):
-    key = (str(device), torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
+    writes; a plain CPU tensor under the interpreter) for the current stream."""
+    stream = torch.cuda.current_stream(device) if device.type == "cuda" else None
+    key = (str(device), stream.cuda_stream if stream is not None else 0)
     st = _states.get(key)
     if st is None or st[0].numel() < blocks:
-        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0]
+        tot = torch.zeros(1, dtype=torch.int64, pin_memory=stream is not None)
+        st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0, tot,
+              ctypes.c_int64.from_address(tot.data_ptr()), stream]
         _states[key] = st
     st[1] += 1
     if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
         st[0].zero_()
         st[1] = 1
     return st
+
+
+def _launch(kernel, grid, key, args, num_warps):
+    """kernel[grid](*args, num_warps=num_warps), all arguments positional. The first launch of a
+    signature `key` (all Triton specialises on: dtypes, pointer alignment, integers equal to 1 or
+    multiples of 16, the device) goes through Triton; later ones call the compiled kernel's own
+    launcher, skipping Triton's per-launch binding and cache lookup. Triton's launch hooks (a
+    profiler's) keep every launch on Triton's path."""
+    knobs = getattr(triton, "knobs", None)
+    hooked = knobs is None or knobs.runtime.launch_enter_hook is not None \
+        or knobs.runtime.launch_exit_hook is not None
+    ck = None if hooked else _launchers.get(key)
+    if ck is not None:
+        ck.run(grid[0], 1, 1, torch.cuda.current_stream().cuda_stream, ck.function,
+               ck.packed_metadata, None, None, None, *args)
+        return
+    ck = kernel[grid](*args, num_warps=num_warps)
+    if not hooked and args[0].is_cuda and all(hasattr(ck, a) for a in ("run", "function", "packed_metadata")):
+        _launchers[key] = ck
 
 
 def masked_select(input, mask):
@@ -148,11 +180,15 @@ def masked_select(input, mask):
     sizes, st, ndim = plan
     BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    words, epoch = _state(input.device, nb)
+    words, epoch, tot, total, stream = _state(input.device, nb)
     # The result is written into a buffer of the worst-case size n and returned as its leading
     # `total` elements (a contiguous view), so the one host synchronisation comes after the work.
     y = torch.empty(n, dtype=input.dtype, device=input.device)
-    _select_kernel[(nb,)](x, m, y, words, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
-                          NDIM=ndim, BLOCK=BLOCK, LOOK=32, num_warps=8)
-    total = int(words[nb - 1].item()) & 0xFFFFFFFF
-    return y[:total]
+    # Everything Triton specialises on: the shapes and strides fix the integers, the pointers'
+    # alignment the rest (y, the words and the total slot are always 16-byte aligned).
+    sig = (key, input.dtype, input.device, x.data_ptr() % 16 == 0, m.data_ptr() % 16 == 0)
+    _launch(_select_kernel, (nb,), sig, (x, m, y, words, tot, n, sizes[1], sizes[2], sizes[3],
+                                         *st[0], *st[1], epoch, ndim, BLOCK, 32), 8)
+    if stream is not None:
+        stream.synchronize()
+    return y[:total.value]
