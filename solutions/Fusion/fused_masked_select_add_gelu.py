@@ -17,9 +17,10 @@ at offset + rank: increasing addresses per block, so the stores coalesce. A publ
 count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
 flag and nothing is reset between calls; a program waits only on programs with lower ids, which
 the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
-The result goes into a buffer of the worst-case size n; the last program writes the total k into
-pinned host memory, so the host's one synchronisation (eager's masked_select makes it too) is a
-stream synchronize and a read, with no copy launched, and the call returns the leading k
+The result goes into a buffer of the worst-case size n; the last program writes the total k,
+tagged with the epoch, into pinned host memory, so the host's one synchronisation (eager's
+masked_select waits too) is a spin on that word, with no copy launched and no stream synchronize,
+and the call returns the leading k
 elements (or copies them into `out`). The call waits for its total, so its host time counts,
 and on the H200 a Triton launch of 20 arguments costs the host about 30 us, more than the GPU
 work here: one launch instead of count, scan and write, the collapse plan cached per shapes and
@@ -127,7 +128,7 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, tot_ptr, n, other_sc
             hi = tl.where(first < LOOK, 0, hi - LOOK)
         tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
     if pid == tl.num_programs(0) - 1:
-        tl.store(tot_ptr, prefix + cnt)
+        tl.store(tot_ptr, (ep << 32) | (prefix + cnt))
     pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel,
                 other=0.0).to(tl.float32)
@@ -140,27 +141,52 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, tot_ptr, n, other_sc
     tl.store(y_ptr + pos, y.to(y_ptr.dtype.element_ty), mask=sel)
 
 
-_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader, stream]
+_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None, i64)
 _launchers = {}  # launch signature -> compiled kernel
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _state(device, blocks):
-    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
-    writes; a plain CPU tensor under the interpreter) for the current stream."""
-    stream = torch.cuda.current_stream(device) if device.type == "cuda" else None
-    key = (str(device), stream.cuda_stream if stream is not None else 0)
+    """(state, stream handle): the look-back words, the launch's epoch and the total's slot
+    (pinned host memory the GPU writes; a plain CPU tensor under the interpreter) of the current
+    stream on `device`."""
+    handle = 0
+    if device.type == "cuda":
+        handle = (_raw_stream(device.index) if _raw_stream is not None
+                  else torch.cuda.current_stream(device).cuda_stream)
+    key = (device, handle)
     st = _states.get(key)
     if st is None or st[0].numel() < blocks:
-        tot = torch.zeros(1, dtype=torch.int64, pin_memory=stream is not None)
+        tot = torch.zeros(1, dtype=torch.int64, pin_memory=device.type == "cuda")
         st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0, tot,
-              ctypes.c_int64.from_address(tot.data_ptr()), stream]
+              ctypes.c_int64.from_address(tot.data_ptr())]
         _states[key] = st
     st[1] += 1
-    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
+    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer and slot
         st[0].zero_()
+        st[2].zero_()
         st[1] = 1
-    return st
+    return st, handle
+
+
+def _total(st, device):
+    """The selection's size, as the last program wrote it into the pinned slot with this launch's
+    epoch. The host spins on the slot (a stream synchronize costs it about 10 us on the H200);
+    the output's elements need no wait, work queued after this call on the stream sees them.
+    A kernel still running after some 20,000 reads (about a millisecond), or one that failed, is
+    waited for properly, which raises its error."""
+    slot, epoch = st[3], st[1]
+    for _ in range(20000):
+        w = slot.value
+        if w >> 32 == epoch:
+            return w & 0xFFFFFFFF
+    if device.type == "cuda":
+        torch.cuda.current_stream(device).synchronize()
+    w = slot.value
+    if w >> 32 != epoch:
+        raise RuntimeError("fused_masked_select_add_gelu: the kernel did not report the selection's size")
+    return w & 0xFFFFFFFF
 
 
 def _int_sig(v):
@@ -168,8 +194,9 @@ def _int_sig(v):
     return (v == 1, v % 16 == 0, not -2**31 <= v < 2**31)
 
 
-def _launch(kernel, grid, key, args, num_warps):
-    """kernel[grid](*args, num_warps=num_warps), all arguments positional. The first launch of a
+def _launch(kernel, grid, stream, key, args, num_warps):
+    """kernel[grid](*args, num_warps=num_warps) on the current stream (handle `stream`), all
+    arguments positional. The first launch of a
     signature `key` (all Triton specialises on: dtypes, pointer alignment, integers equal to 1 or
     multiples of 16, the device) goes through Triton; later ones call the compiled kernel's own
     launcher, skipping Triton's per-launch binding and cache lookup. Triton's launch hooks (a
@@ -179,7 +206,7 @@ def _launch(kernel, grid, key, args, num_warps):
         or knobs.runtime.launch_exit_hook is not None
     ck = None if hooked else _launchers.get(key)
     if ck is not None:
-        ck.run(grid[0], 1, 1, torch.cuda.current_stream().cuda_stream, ck.function,
+        ck.run(grid[0], 1, 1, stream, ck.function,
                ck.packed_metadata, None, None, None, *args)
         return
     ck = kernel[grid](*args, num_warps=num_warps)
@@ -224,7 +251,8 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         if other_is_tensor and other.dim() > 1:
             raise RuntimeError(f"other must be a scalar, a [1] or a [k] tensor, got {list(other.shape)}")
         o = other if other_is_tensor else y
-        words, epoch, tot, total, stream = _state(dev, nb)
+        state, stream = _state(dev, nb)
+        words, epoch, tot = state[:3]
         # A [k] other is read at the output position (stride 1), a [1] one broadcast (stride 0).
         os_ = (other.stride(0) if other.numel() > 1 else 0) if other_is_tensor else 0
         o_n = other.numel() if os_ else n
@@ -233,13 +261,11 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         sig = (key, input.dtype, dtype, o.dtype, dev, x.data_ptr() % 16 == 0,
                m.data_ptr() % 16 == 0, o.data_ptr() % 16 == 0, _int_sig(os_), _int_sig(o_n),
                other_is_tensor, approximate)
-        _launch(_select_gelu_kernel, (nb,), sig, (
+        _launch(_select_gelu_kernel, (nb,), stream, sig, (
             x, m, o, y, words, tot, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
             o_n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
             other_is_tensor, approximate == 'tanh', ndim, i64, BLOCK, 32), 8)
-        if stream is not None:
-            stream.synchronize()
-        k = total.value
+        k = _total(state, dev)
         if other_is_tensor and other.numel() not in (1, k):
             raise RuntimeError(f"other of {other.numel()} elements does not broadcast to the {k} selected")
     if out is not None:

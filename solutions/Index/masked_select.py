@@ -13,9 +13,9 @@ in-block position (an inclusive tl.cumsum): row-major order, deterministic, no a
 count, 2: its inclusive prefix; epoch: a host counter passed per launch), so the data is its own
 flag and nothing is reset between calls. A program waits only on programs with lower ids, which
 the GPU dispatches first and the CPU interpreter (programs in id order) has already finished.
-The last program also writes the total into pinned host memory, so the host's one
-synchronisation (the op needs it for the output's size; eager's masked_select makes it too) is a
-stream synchronize and a read, with no copy launched; it returns the leading `total` elements of a
+The last program also writes the total, tagged with the epoch, into pinned host memory, so the
+host's one synchronisation (the op needs the output's size; eager's masked_select waits too) is a
+spin on that word, with no copy launched and no stream synchronize; it returns the leading `total` elements of a
 worst-case-size buffer, a contiguous view. The call is bound by the host on the H200 (it waits for
 the GPU, so kbx counts its host time, and the GPU work is 3-25 us), so the host path is kept
 short: one launch instead of count-then-write, the collapse plan cached per shapes and strides,
@@ -107,37 +107,63 @@ def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, tot_ptr, n, S1, S2, S3, xs0, xs1
             hi = tl.where(first < LOOK, 0, hi - LOOK)
         tl.store(st_ptr + pid, ((ep * 4 + 2) << 32) | (prefix + cnt))
     if pid == tl.num_programs(0) - 1:
-        tl.store(tot_ptr, prefix + cnt)
+        tl.store(tot_ptr, (ep << 32) | (prefix + cnt))
     pos = prefix + tl.cumsum(sel.to(tl.int32), axis=0) - 1
     x = tl.load(x_ptr + _strided(offs, S1, S2, S3, xs0, xs1, xs2, xs3, NDIM), mask=sel)
     tl.store(y_ptr + pos, x, mask=sel)
 
 
-_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader, stream]
+_states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None)
 _launchers = {}  # launch signature -> compiled kernel
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _state(device, blocks):
-    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
-    writes; a plain CPU tensor under the interpreter) for the current stream."""
-    stream = torch.cuda.current_stream(device) if device.type == "cuda" else None
-    key = (str(device), stream.cuda_stream if stream is not None else 0)
+    """(state, stream handle): the look-back words, the launch's epoch and the total's slot
+    (pinned host memory the GPU writes; a plain CPU tensor under the interpreter) of the current
+    stream on `device`."""
+    handle = 0
+    if device.type == "cuda":
+        handle = (_raw_stream(device.index) if _raw_stream is not None
+                  else torch.cuda.current_stream(device).cuda_stream)
+    key = (device, handle)
     st = _states.get(key)
     if st is None or st[0].numel() < blocks:
-        tot = torch.zeros(1, dtype=torch.int64, pin_memory=stream is not None)
+        tot = torch.zeros(1, dtype=torch.int64, pin_memory=device.type == "cuda")
         st = [torch.zeros(max(blocks, 1024), dtype=torch.int64, device=device), 0, tot,
-              ctypes.c_int64.from_address(tot.data_ptr()), stream]
+              ctypes.c_int64.from_address(tot.data_ptr())]
         _states[key] = st
     st[1] += 1
-    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer
+    if st[1] >= 2**28:  # epochs wrap: start over on a zeroed buffer and slot
         st[0].zero_()
+        st[2].zero_()
         st[1] = 1
-    return st
+    return st, handle
 
 
-def _launch(kernel, grid, key, args, num_warps):
-    """kernel[grid](*args, num_warps=num_warps), all arguments positional. The first launch of a
+def _total(st, device):
+    """The selection's size, as the last program wrote it into the pinned slot with this launch's
+    epoch. The host spins on the slot (a stream synchronize costs it about 10 us on the H200);
+    the output's elements need no wait, work queued after this call on the stream sees them.
+    A kernel still running after some 20,000 reads (about a millisecond), or one that failed, is
+    waited for properly, which raises its error."""
+    slot, epoch = st[3], st[1]
+    for _ in range(20000):
+        w = slot.value
+        if w >> 32 == epoch:
+            return w & 0xFFFFFFFF
+    if device.type == "cuda":
+        torch.cuda.current_stream(device).synchronize()
+    w = slot.value
+    if w >> 32 != epoch:
+        raise RuntimeError("masked_select: the kernel did not report the selection's size")
+    return w & 0xFFFFFFFF
+
+
+def _launch(kernel, grid, stream, key, args, num_warps):
+    """kernel[grid](*args, num_warps=num_warps) on the current stream (handle `stream`), all
+    arguments positional. The first launch of a
     signature `key` (all Triton specialises on: dtypes, pointer alignment, integers equal to 1 or
     multiples of 16, the device) goes through Triton; later ones call the compiled kernel's own
     launcher, skipping Triton's per-launch binding and cache lookup. Triton's launch hooks (a
@@ -147,7 +173,7 @@ def _launch(kernel, grid, key, args, num_warps):
         or knobs.runtime.launch_exit_hook is not None
     ck = None if hooked else _launchers.get(key)
     if ck is not None:
-        ck.run(grid[0], 1, 1, torch.cuda.current_stream().cuda_stream, ck.function,
+        ck.run(grid[0], 1, 1, stream, ck.function,
                ck.packed_metadata, None, None, None, *args)
         return
     ck = kernel[grid](*args, num_warps=num_warps)
@@ -180,15 +206,14 @@ def masked_select(input, mask):
     sizes, st, ndim = plan
     BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    words, epoch, tot, total, stream = _state(input.device, nb)
+    state, stream = _state(input.device, nb)
+    words, epoch, tot = state[:3]
     # The result is written into a buffer of the worst-case size n and returned as its leading
     # `total` elements (a contiguous view), so the one host synchronisation comes after the work.
     y = torch.empty(n, dtype=input.dtype, device=input.device)
     # Everything Triton specialises on: the shapes and strides fix the integers, the pointers'
     # alignment the rest (y, the words and the total slot are always 16-byte aligned).
     sig = (key, input.dtype, input.device, x.data_ptr() % 16 == 0, m.data_ptr() % 16 == 0)
-    _launch(_select_kernel, (nb,), sig, (x, m, y, words, tot, n, sizes[1], sizes[2], sizes[3],
+    _launch(_select_kernel, (nb,), stream, sig, (x, m, y, words, tot, n, sizes[1], sizes[2], sizes[3],
                                          *st[0], *st[1], epoch, ndim, BLOCK, 32), 8)
-    if stream is not None:
-        stream.synchronize()
-    return y[:total.value]
+    return y[:_total(state, input.device)]
