@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates examples/predictions.jsonl from the submissions in examples/correct/.
+"""Regenerates examples/predictions.jsonl from the submissions in examples/correct/, which are
+copies of kbx's expert kernels (solutions/, measured on the H200: docs/perf.md).
 
 KernelBench-X's prediction format is one JSON object per line: "predict" holds the model's whole
 answer (prose around a fenced python block, which kbx extracts) and "file" names the task as
@@ -7,7 +8,8 @@ answer (prose around a fenced python block, which kbx extracts) and "file" names
 of "file", the other form KernelBench-X accepts.
 
     python3 tools/make_example_predictions.py          # writes examples/predictions.jsonl
-    python3 tools/make_example_predictions.py --check  # exits 1 if the file is stale
+    python3 tools/make_example_predictions.py --check  # exits 1 if the file is stale, or if a
+                                                       # correct/ file differs from its solutions/ copy
 """
 
 import argparse
@@ -18,6 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent / "examples"
 CORRECT = HERE / "correct"
 OUT = HERE / "predictions.jsonl"
+SOLUTIONS = HERE.parent / "solutions"
 
 FENCE = "`" * 3  # written this way so this script holds no literal fence
 
@@ -71,6 +74,13 @@ def main() -> int:
     ap.add_argument("-o", "--output", type=Path, default=OUT)
     args = ap.parse_args()
     text = render()
+    drifted = [p.relative_to(CORRECT).as_posix() for p in sorted(CORRECT.glob("*/*.py"))
+               if not (SOLUTIONS / p.relative_to(CORRECT)).is_file()
+               or (SOLUTIONS / p.relative_to(CORRECT)).read_bytes() != p.read_bytes()]
+    if drifted:
+        print(f"examples/correct/ must hold copies of solutions/ files; these differ or have none: "
+              f"{', '.join(drifted)} (copy them from solutions/, then run this script)", file=sys.stderr)
+        return 1
     if args.check:
         current = args.output.read_text() if args.output.exists() else ""
         if current != text:

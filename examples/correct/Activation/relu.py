@@ -5,6 +5,7 @@ One flat, vectorised elementwise kernel over the contiguous storage: 1024 elemen
 on an H200, on par with torch at 2**27 elements), 64-bit offsets so tensors beyond 2**31 elements
 are addressed correctly. NaN propagates as in torch (`x < 0 ? 0 : x`).
 """
+# expect: ok
 
 import torch
 import triton

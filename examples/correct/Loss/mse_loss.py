@@ -1,107 +1,126 @@
-"""Mean squared error (KernelBench-X Loss/mse_loss.py), F.mse_loss semantics.
+"""Loss/mse_loss.py: mean squared error with 'mean', 'sum' or 'none' reduction, the difference,
+square and reduction fused (eager: sub, pow, then a reduction kernel, materialising two
+temporaries the size of the input).
 
-* reduction='none': one elementwise kernel, (x - t)**2.
-* 'mean' / 'sum': a deterministic two-stage reduction. Stage 1 launches about four programs per SM;
-  each streams one contiguous range of both inputs with a per-lane float32 accumulator and writes
-  one partial sum. Stage 2 (one program) adds the partials and divides by numel for 'mean'.
-  Small inputs take a single program that writes the final value directly. No atomics.
-
-Inputs are broadcast against each other as F.mse_loss does. Math in float32 (float64 for float64).
-Loop trip counts are compile-time constants (see Math/softmax.py for why).
+Design: 'mean' / 'sum' run a persistent grid of at most 4 x 132 programs; each streams BLOCK =
+4096 element pairs per step (8 warps, 128-bit loads, strided addressing so non-contiguous and
+broadcast operands are read in place) and keeps a float32 vector accumulator in registers, then
+writes one partial; a single-program second launch sums the partials in a fixed order (so the
+result is deterministic, unlike atomics) and divides by n for 'mean'. 'none' is one elementwise
+pass. Reading 8 bytes per element once, the big perf sizes should run near HBM bandwidth, about
+3x less traffic than eager.
 """
-
+# expect: ok
 import torch
 import triton
 import triton.language as tl
 
+def _plan(shape, tensors):
+    """Collapse a broadcast iteration space: drop size-1 dims, merge dims that every operand
+    walks contiguously, pad to 4 dims. Returns (sizes[4], [strides[4] per operand], ndim), or
+    None when more than 4 dims remain (callers then fall back to contiguous copies)."""
+    strides = [list(t.expand(shape).stride()) for t in tensors]
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    sizes = [shape[d] for d in dims]
+    strides = [[s[d] for d in dims] for s in strides]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(s[i - 1] == s[i] * sizes[i] for s in strides):
+            sizes[i - 1] *= sizes[i]
+            del sizes[i]
+            for s in strides:
+                s[i - 1] = s[i]
+                del s[i]
+        i -= 1
+    if len(sizes) > 4:
+        return None
+    ndim = max(len(sizes), 1)
+    pad = 4 - len(sizes)
+    return [1] * pad + sizes, [[0] * pad + s for s in strides], ndim
+
 
 @triton.jit
-def _sq_diff_kernel(x_ptr, t_ptr, y_ptr, n_elements, ACC: tl.constexpr, BLOCK: tl.constexpr):
-    pid = tl.program_id(0).to(tl.int64)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n_elements
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(ACC)
-    t = tl.load(t_ptr + offs, mask=mask, other=0.0).to(ACC)
-    d = x - t
+def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
+    # Element offset of flat (row-major) indices `offs` in an operand with strides s0..s3 over
+    # the collapsed sizes [S0, S1, S2, S3]; NDIM == 1 is the common contiguous / scalar case.
+    if NDIM == 1:
+        return offs * s3
+    i3 = offs % S3
+    r = offs // S3
+    if NDIM == 2:
+        return r * s2 + i3 * s3
+    i2 = r % S2
+    r = r // S2
+    if NDIM == 3:
+        return r * s1 + i2 * s2 + i3 * s3
+    i1 = r % S1
+    r = r // S1
+    return r * s0 + i1 * s1 + i2 * s2 + i3 * s3
+
+
+@triton.jit
+def _sq_partial_kernel(a_ptr, b_ptr, part_ptr, n, S1, S2, S3, as0, as1, as2, as3,
+                       bs0, bs1, bs2, bs3, NDIM: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(pid * BLOCK, n, nprog * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < n
+        a = tl.load(a_ptr + _strided(offs, S1, S2, S3, as0, as1, as2, as3, NDIM), mask=mask, other=0.0)
+        b = tl.load(b_ptr + _strided(offs, S1, S2, S3, bs0, bs1, bs2, bs3, NDIM), mask=mask, other=0.0)
+        d = a.to(tl.float32) - b.to(tl.float32)
+        acc += d * d
+    tl.store(part_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def _final_kernel(part_ptr, y_ptr, P, scale, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = tl.load(part_ptr + offs, mask=offs < P, other=0.0)
+    tl.store(y_ptr, (tl.sum(p, axis=0) * scale).to(y_ptr.dtype.element_ty))
+
+
+@triton.jit
+def _sq_kernel(a_ptr, b_ptr, y_ptr, n, S1, S2, S3, as0, as1, as2, as3, bs0, bs1, bs2, bs3,
+               NDIM: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + _strided(offs, S1, S2, S3, as0, as1, as2, as3, NDIM), mask=mask, other=0.0)
+    b = tl.load(b_ptr + _strided(offs, S1, S2, S3, bs0, bs1, bs2, bs3, NDIM), mask=mask, other=0.0)
+    d = a.to(tl.float32) - b.to(tl.float32)
     tl.store(y_ptr + offs, (d * d).to(y_ptr.dtype.element_ty), mask=mask)
 
 
-@triton.jit
-def _sq_diff_partial_kernel(x_ptr, t_ptr, out_ptr, n_elements, divisor,
-                            ACC: tl.constexpr, BLOCK: tl.constexpr, CHUNKS: tl.constexpr):
-    # Program p sums (x - t)^2 over elements [p * CHUNKS * BLOCK, (p + 1) * CHUNKS * BLOCK) and
-    # stores sum / divisor at out[p] (divisor = 1 for partials, numel for a one-program 'mean').
-    pid = tl.program_id(0).to(tl.int64)
-    start = pid * (CHUNKS * BLOCK)
-    lanes = tl.arange(0, BLOCK)
-    acc = tl.zeros([BLOCK], ACC)
-    for i in range(CHUNKS):
-        offs = start + i * BLOCK + lanes
-        mask = offs < n_elements
-        x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(ACC)
-        t = tl.load(t_ptr + offs, mask=mask, other=0.0).to(ACC)
-        d = x - t
-        acc += d * d
-    total = tl.sum(acc, axis=0) / divisor
-    tl.store(out_ptr + pid, total.to(out_ptr.dtype.element_ty))
-
-
-@triton.jit
-def _finalize_kernel(p_ptr, out_ptr, n_partials, divisor, ACC: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    p = tl.load(p_ptr + offs, mask=offs < n_partials, other=0.0).to(ACC)
-    total = tl.sum(p, axis=0) / divisor
-    tl.store(out_ptr, total.to(out_ptr.dtype.element_ty))
-
-
-_BLOCK = 4096
-
-
-_SM_COUNT = {}
-
-
-def _num_sms(device):
-    if device.type != "cuda":
-        return 4
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _SM_COUNT:  # keep the per-call host work small
-        _SM_COUNT[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return _SM_COUNT[index]
-
-
 def mse_loss(input, target, reduction='mean'):
-    if reduction not in ('none', 'mean', 'sum'):
+    if reduction not in ('mean', 'sum', 'none'):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    dtype = torch.result_type(input, target)
-    if not dtype.is_floating_point:
-        raise RuntimeError(f"mse_loss: expected floating point inputs, got {dtype}")
-    x, t = torch.broadcast_tensors(input, target)
-    x, t = x.contiguous(), t.contiguous()
-    n = x.numel()
-    acc = tl.float64 if dtype == torch.float64 else tl.float32
-    acc_torch = torch.float64 if dtype == torch.float64 else torch.float32
-
+    shape = torch.broadcast_shapes(input.shape, target.shape)
+    dtype = torch.promote_types(input.dtype, target.dtype)
+    ops = [input, target]
+    plan = _plan(shape, ops)
+    if plan is None:
+        ops = [t.expand(shape).contiguous() for t in ops]
+        plan = _plan(shape, ops)
+    sizes, st, ndim = plan
+    n = 1
+    for d in shape:
+        n *= d
+    dev = input.device
     if reduction == 'none':
-        out = torch.empty(x.shape, dtype=dtype, device=x.device)
-        if n > 0:
-            _sq_diff_kernel[(triton.cdiv(n, _BLOCK),)](x, t, out, n, ACC=acc, BLOCK=_BLOCK,
-                                                       num_warps=8)
-        return out
-
-    out = torch.empty((), dtype=dtype, device=x.device)
-    divisor = float(n) if reduction == 'mean' else 1.0  # mean of nothing is 0/0 = nan, as torch
-    block = min(_BLOCK, max(128, triton.next_power_of_2(n)))
-    n_chunks = max(1, triton.cdiv(n, block))
-    n_programs = min(n_chunks, 4 * _num_sms(x.device))
-    chunks = triton.cdiv(n_chunks, n_programs)
-    n_programs = triton.cdiv(n_chunks, chunks)
-    if n_programs == 1:
-        _sq_diff_partial_kernel[(1,)](x, t, out, n, divisor, ACC=acc, BLOCK=block, CHUNKS=chunks,
-                                      num_warps=8 if block >= 2048 else 4)
-        return out
-    partials = torch.empty(n_programs, dtype=acc_torch, device=x.device)
-    _sq_diff_partial_kernel[(n_programs,)](x, t, partials, n, 1.0, ACC=acc, BLOCK=block,
-                                           CHUNKS=chunks, num_warps=8)
-    _finalize_kernel[(1,)](partials, out, n_programs, divisor, ACC=acc,
-                           BLOCK=triton.next_power_of_2(n_programs), num_warps=4)
-    return out
+        y = torch.empty(shape, dtype=dtype, device=dev)
+        if n:
+            block, warps = (4096, 8) if n >= (1 << 20) else (1024, 4)
+            _sq_kernel[(triton.cdiv(n, block),)](ops[0], ops[1], y, n, sizes[1], sizes[2], sizes[3],
+                                                 *st[0], *st[1], NDIM=ndim, BLOCK=block,
+                                                 num_warps=warps)
+        return y
+    BLOCK = 4096
+    P = max(1, min(triton.cdiv(n, BLOCK), 4 * 132))
+    part = torch.empty(P, dtype=torch.float32, device=dev)
+    _sq_partial_kernel[(P,)](ops[0], ops[1], part, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1],
+                             NDIM=ndim, BLOCK=BLOCK, num_warps=8)
+    y = torch.empty((), dtype=dtype, device=dev)
+    scale = (1.0 / n if n else float("nan")) if reduction == 'mean' else 1.0
+    _final_kernel[(1,)](part, y, P, scale, BLOCK=triton.next_power_of_2(P), num_warps=4)
+    return y

@@ -15,6 +15,7 @@ Ampere/Hopper GPUs is TF32 (10-bit mantissa), which misses torch's float32 matmu
 far beyond the 1e-5 tolerance. float16/bfloat16 operands (the perf sweep) use the tensor cores
 natively and accumulate in float32; the result is rounded to the operands' dtype, as torch does.
 """
+# expect: ok
 
 import torch
 import triton

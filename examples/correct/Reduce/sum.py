@@ -1,215 +1,182 @@
-"""Sum over one or more dimensions (KernelBench-X Reduce/sum.py), torch.sum semantics.
+"""Reduce/sum.py: sum over one or more dims (int64 for integer inputs, or `dtype`), one streaming
+pass over the input.
 
-The reduced dimensions are mapped onto a [outer, R, inner] view without copying whenever they are
-adjacent in a contiguous tensor (any other layout is permuted into [kept..., reduced...] first):
-
-* inner == 1 (reducing trailing dims, the common case, and the 1-D perf sweep):
-  `_sum_rows_kernel` reduces BLOCK_M rows x BLOCK_N columns tiles with a per-lane accumulator
-  (one tree reduction at the end).
-* inner > 1 (e.g. dim=0 of a matrix): `_sum_cols_kernel` walks R with [BLOCK_R, BLOCK_C] tiles,
-  loads coalesced along the contiguous inner axis, and reduces along R.
-
-When the kept elements alone cannot fill the GPU (a 1-D sum of 2**27 elements is one row; dim=0 of
-an 8192 x 8192 matrix is 64 column blocks), R is split over more programs that write float64
-(int64) partial sums, and the same kernel reduces the partials. No atomics: results are
-deterministic.
-
-Accuracy: the tests compare sums of 8192 randn values, which can land near zero, with
-atol = 1e-5: the size of float32 summation error itself, so a float32 accumulator that adds in
-another order than torch's misses now and then. Floating types are therefore accumulated in
-float64 (the result is within a rounding of the exact sum); the kernel is bound by memory
-traffic, and on an H200 the float64 adds and conversions cost about 2% against a float32
-accumulator. Integers and bool are summed in int64 (torch.sum promotes them to int64).
-With `dtype` the input is cast to it first.
-Loop trip counts are compile-time constants (see Math/softmax.py for why).
+Design: the reduction is viewed as an [M, N] matrix, kept dims as rows and reduced dims as
+columns, each side collapsed (size-1 dims dropped, jointly contiguous dims merged) and addressed
+through the input's own strides, so any dim set and non-contiguous inputs are read in place with no
+permute copy. A program owns BLOCK_M rows and sweeps their columns in [BLOCK_M, BLOCK_N] tiles of
+4096 elements (8 warps; 16 fp32 per thread, 128-bit loads when columns are contiguous), keeping
+an elementwise accumulator in registers and reducing it once at the end. When there are too few
+row blocks to fill the 132 SMs (the perf sweep is a full 1-D sum: one row), the columns are split
+over up to 4 x 132 programs that each write one partial, and a second small launch adds the
+partials in a fixed order: deterministic, no atomics. Sums of at most 16K columns per row take a
+single launch. Accumulation is in the result dtype (float32, float64 or int64 exactly); a blocked
+order keeps float32 rounding near sqrt(N / 4096) times the per-block error. Eager's torch.sum is
+itself one tuned streaming kernel, so the bar here is parity at HBM bandwidth, not a wide margin.
 """
-
+# expect: ok
 import torch
 import triton
 import triton.language as tl
 
-_TL_DTYPE = {
-    torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
-    torch.float64: tl.float64, torch.int8: tl.int8, torch.uint8: tl.uint8, torch.int16: tl.int16,
-    torch.int32: tl.int32, torch.int64: tl.int64, torch.bool: tl.int1,
-}
-
-
 @triton.jit
-def _sum_rows_kernel(x_ptr, y_ptr, n_rows, n_cols,
-                     CAST: tl.constexpr, ACC: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                     CHUNKS_PER_SPLIT: tl.constexpr):
-    # Program (pid_m, split) sums columns [split * CHUNKS_PER_SPLIT * BLOCK_N, ...) of BLOCK_M rows
-    # and stores y[row, split] (y has num_programs(1) columns; 1 when the rows are not split).
-    pid_m = tl.program_id(0)
-    split = tl.program_id(1)
-    n_splits = tl.num_programs(1)
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    row_mask = rows < n_rows
-    row_off = rows.to(tl.int64) * n_cols
-    col0 = split.to(tl.int64) * (CHUNKS_PER_SPLIT * BLOCK_N)
-    cols = tl.arange(0, BLOCK_N)
-    acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-    for i in range(CHUNKS_PER_SPLIT):
-        c = col0 + i * BLOCK_N + cols
-        mask = row_mask[:, None] & (c < n_cols)[None, :]
-        x = tl.load(x_ptr + row_off[:, None] + c[None, :], mask=mask, other=0)
-        acc += x.to(CAST).to(ACC)
-    total = tl.sum(acc, axis=1)
-    tl.store(y_ptr + rows.to(tl.int64) * n_splits + split, total.to(y_ptr.dtype.element_ty),
-             mask=row_mask)
+def _strided(offs, S1, S2, S3, s0, s1, s2, s3, NDIM: tl.constexpr):
+    # Element offset of flat (row-major) indices `offs` in an operand with strides s0..s3 over
+    # the collapsed sizes [S0, S1, S2, S3]; NDIM == 1 is the common contiguous / scalar case.
+    if NDIM == 1:
+        return offs * s3
+    i3 = offs % S3
+    r = offs // S3
+    if NDIM == 2:
+        return r * s2 + i3 * s3
+    i2 = r % S2
+    r = r // S2
+    if NDIM == 3:
+        return r * s1 + i2 * s2 + i3 * s3
+    i1 = r % S1
+    r = r // S1
+    return r * s0 + i1 * s1 + i2 * s2 + i3 * s3
+
+def _collapse(sizes, strides):
+    """Drops size-1 dims and merges dims every operand walks contiguously, padded to 4 dims.
+    `strides` holds one stride list per operand. Returns (sizes[4], [strides[4]...], ndim), or
+    None when more than 4 dims remain."""
+    dims = [d for d in range(len(sizes)) if sizes[d] != 1]
+    sizes = [sizes[d] for d in dims]
+    strides = [[s[d] for d in dims] for s in strides]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(s[i - 1] == s[i] * sizes[i] for s in strides):
+            sizes[i - 1] *= sizes[i]
+            del sizes[i]
+            for s in strides:
+                s[i - 1] = s[i]
+                del s[i]
+        i -= 1
+    if len(sizes) > 4:
+        return None
+    pad = 4 - len(sizes)
+    return [1] * pad + sizes, [[0] * pad + s for s in strides], max(len(sizes), 1)
 
 
-@triton.jit
-def _sum_cols_kernel(x_ptr, y_ptr, n_red, n_inner,
-                     CAST: tl.constexpr, ACC: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
-                     CHUNKS_PER_SPLIT: tl.constexpr):
-    # x viewed as [outer, n_red, n_inner]. Program (pid, split) sums rows
-    # [split * CHUNKS_PER_SPLIT * BLOCK_R, ...) of one block of columns of one outer slice into
-    # y[outer, split, cols] (y is [outer, inner] when not split). 1-D over (outer, column block)
-    # on axis 0 because CUDA limits grid y/z to 65535.
-    pid = tl.program_id(0)
-    split = tl.program_id(1)
-    n_splits = tl.num_programs(1)
-    n_col_blocks = tl.cdiv(n_inner, BLOCK_C)
-    pid_c = pid % n_col_blocks
-    outer = (pid // n_col_blocks).to(tl.int64)
-    cols = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)
-    col_mask = cols < n_inner
-    base = outer * n_red * n_inner
-    r0 = split * (CHUNKS_PER_SPLIT * BLOCK_R)
-    r = tl.arange(0, BLOCK_R)
-    acc = tl.zeros([BLOCK_R, BLOCK_C], ACC)
-    for i in range(CHUNKS_PER_SPLIT):
-        rr = r0 + i * BLOCK_R + r
-        mask = (rr < n_red)[:, None] & col_mask[None, :]
-        x = tl.load(x_ptr + base + rr.to(tl.int64)[:, None] * n_inner + cols[None, :],
-                    mask=mask, other=0)
-        acc += x.to(CAST).to(ACC)
-    total = tl.sum(acc, axis=0)
-    tl.store(y_ptr + (outer * n_splits + split) * n_inner + cols, total.to(y_ptr.dtype.element_ty),
-             mask=col_mask)
-
-
-_SM_COUNT = {}
-
-
-def _num_sms(device):
-    if device.type != "cuda":
-        return 4
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _SM_COUNT:  # keep the per-call host work small
-        _SM_COUNT[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return _SM_COUNT[index]
-
-
-def _prod(vals):
-    p = 1
-    for v in vals:
-        p *= v
-    return p
-
-
-# Launch shape, tuned on an H200: 4096-element tiles with 8 warps (16 values per thread, 16 KB of
-# float32 in flight per step), and splitting a reduction only when it is long enough to pay for
-# the second launch, aiming at about 4 programs per SM.
-_TILE = 4096
-_MIN_CHUNKS_TO_SPLIT = 32
-_PROGRAMS_PER_SM = 4
-
-
-def _splits(programs, n_chunks, device):
-    """(splits, chunks per split) so that about _PROGRAMS_PER_SM programs per SM are in flight."""
-    target = _PROGRAMS_PER_SM * _num_sms(device)
-    if programs >= target or n_chunks < _MIN_CHUNKS_TO_SPLIT:
-        return 1, n_chunks
-    splits = min(triton.cdiv(target, programs), n_chunks // 4)
-    per_split = triton.cdiv(n_chunks, splits)
-    return triton.cdiv(n_chunks, per_split), per_split
-
-
-def _reduce(src, out, outer, red, inner, cast, acc, acc_torch):
-    """out[outer, inner] = src[outer, red, inner].sum(1), src contiguous."""
-    if inner == 1:
-        block_n = min(_TILE, triton.next_power_of_2(red))
-        block_m = max(1, min(_TILE // block_n, triton.next_power_of_2(outer)))
-        row_blocks = triton.cdiv(outer, block_m)
-        splits, per_split = _splits(row_blocks, triton.cdiv(red, block_n), out.device)
-        dst = out if splits == 1 else torch.empty((outer, splits), dtype=acc_torch, device=out.device)
-        _sum_rows_kernel[(row_blocks, splits)](
-            src, dst, outer, red, CAST=cast, ACC=acc, BLOCK_M=block_m, BLOCK_N=block_n,
-            CHUNKS_PER_SPLIT=per_split, num_warps=8 if block_m * block_n >= 2048 else 4)
-        if splits > 1:
-            _reduce(dst, out, outer, splits, 1, acc, acc, acc_torch)
-        return
-    block_c = min(128, triton.next_power_of_2(inner))
-    block_r = max(1, min(triton.next_power_of_2(red), _TILE // block_c))
-    programs = triton.cdiv(inner, block_c) * outer
-    splits, per_split = _splits(programs, triton.cdiv(red, block_r), out.device)
-    dst = out if splits == 1 else torch.empty((outer, splits, inner), dtype=acc_torch, device=out.device)
-    _sum_cols_kernel[(programs, splits)](
-        src, dst, red, inner, CAST=cast, ACC=acc, BLOCK_R=block_r, BLOCK_C=block_c,
-        CHUNKS_PER_SPLIT=per_split, num_warps=8 if block_r * block_c >= 2048 else 4)
-    if splits > 1:
-        _reduce(dst, out, outer, splits, inner, acc, acc, acc_torch)
-
-
-def sum(input, dim, keepdim=False, dtype=None):
-    x = input
-    ndim = x.dim()
-    if dim is None:
-        dims = list(range(ndim))
-    elif isinstance(dim, int):
-        dims = [dim]
+def _reduce_plan(shape, operands, dim):
+    """Views the reduction as a [M, N] matrix: kept dims (in order) are the rows, reduced dims the
+    columns. `operands` are tensors broadcastable to `shape`. Returns (M, N, reduced dims, row
+    plan, column plan, operands) where a plan is (sizes[4], [strides[4] per operand], ndim);
+    operands are made contiguous only if a side keeps more than 4 dims after collapsing."""
+    nd = len(shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        red = list(range(nd))
     else:
-        dims = list(dim)
-        if len(dims) == 0:
-            dims = list(range(ndim))
-    rank = max(ndim, 1)
-    norm = []
-    for d in dims:
-        if not -rank <= d < rank:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
-        d = d % rank
-        if d in norm:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        norm.append(d)
-    dims = sorted(norm)
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        for d in dims:
+            if not -max(nd, 1) <= d < max(nd, 1):
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
+        red = sorted({d % max(nd, 1) for d in dims}) if nd else []
+    kept = [d for d in range(nd) if d not in red]
+    for attempt in range(2):
+        st = [list(t.expand(shape).stride()) for t in operands]
+        rows = _collapse([shape[d] for d in kept], [[s[d] for d in kept] for s in st])
+        cols = _collapse([shape[d] for d in red], [[s[d] for d in red] for s in st])
+        if rows is not None and cols is not None:
+            break
+        operands = [t.expand(shape).contiguous() for t in operands]
+    M = 1
+    for d in kept:
+        M *= shape[d]
+    N = 1
+    for d in red:
+        N *= shape[d]
+    return M, N, red, rows, cols, operands
 
+
+def _reduce_grid(M, N, max_tile=4096):
+    """Tile and split: BLOCK_N columns by BLOCK_M rows (about `max_tile` elements per step), and
+    SPLIT programs per row block when there are too few row blocks to fill the GPU (each split
+    streams a `chunk` of at least 16K columns). Returns BLOCK_M, BLOCK_N, SPLIT, chunk, warps."""
+    BLOCK_N = min(triton.next_power_of_2(max(N, 1)), max_tile)
+    BLOCK_M = max(1, min(triton.next_power_of_2(max(M, 1)), max_tile // BLOCK_N))
+    row_blocks = triton.cdiv(M, BLOCK_M)
+    split = max(1, min(triton.cdiv(N, 4 * max_tile), (4 * 132) // row_blocks))
+    chunk = triton.cdiv(triton.cdiv(N, split), BLOCK_N) * BLOCK_N
+    split = triton.cdiv(N, chunk) if N else 1
+    warps = 8 if BLOCK_M * BLOCK_N >= 4096 else 4
+    return BLOCK_M, BLOCK_N, split, chunk, warps
+
+
+def _needs_i64(M, N, plans):
+    """True when some offset may pass 2**31 (then kernels compute offsets in int64)."""
+    span = 0
+    for sizes, st, _ in plans:
+        for s_ in st:
+            span += max(abs(s) * (d - 1) for s, d in zip(s_, sizes))
+    return max(M * N, span) + 8192 >= 2**31
+
+@triton.jit
+def _sum_kernel(x_ptr, part_ptr, y_ptr, M, N, chunk, RS1, RS2, RS3, rs0, rs1, rs2, rs3,
+                CS1, CS2, CS3, cs0, cs1, cs2, cs3, RNDIM: tl.constexpr, CNDIM: tl.constexpr,
+                FINAL: tl.constexpr, I64: tl.constexpr, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr):
+    acc_t = part_ptr.dtype.element_ty
+    pid_s = tl.program_id(1)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols0 = tl.arange(0, BLOCK_N)
+    if I64:
+        rows = rows.to(tl.int64)
+        cols0 = cols0.to(tl.int64)
+    rmask = rows < M
+    roff = _strided(rows, RS1, RS2, RS3, rs0, rs1, rs2, rs3, RNDIM)
+    start = pid_s * chunk
+    acc = tl.zeros([BLOCK_M, BLOCK_N], acc_t)
+    for c in range(0, chunk, BLOCK_N):
+        cols = start + c + cols0
+        coff = _strided(cols, CS1, CS2, CS3, cs0, cs1, cs2, cs3, CNDIM)
+        mask = rmask[:, None] & (cols < N)[None, :]
+        x = tl.load(x_ptr + roff[:, None] + coff[None, :], mask=mask, other=0)
+        acc += x.to(acc_t)
+    s = tl.sum(acc, axis=1)
+    if FINAL:
+        tl.store(y_ptr + rows, s.to(y_ptr.dtype.element_ty), mask=rmask)
+    else:
+        tl.store(part_ptr + rows * tl.num_programs(1) + pid_s, s, mask=rmask)
+
+
+@triton.jit
+def _sum_partials_kernel(part_ptr, y_ptr, M, SPLIT, BLOCK_M: tl.constexpr, BLOCK_S: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    s = tl.arange(0, BLOCK_S)
+    mask = (rows < M)[:, None] & (s < SPLIT)[None, :]
+    p = tl.load(part_ptr + rows[:, None] * SPLIT + s[None, :], mask=mask, other=0)
+    tl.store(y_ptr + rows, tl.sum(p, axis=1).to(y_ptr.dtype.element_ty), mask=rows < M)
+
+
+def sum(input, dim, keepdim=False, dtype=None):  # noqa: A001 - the task's entry name
     if dtype is not None:
         out_dtype = dtype
-    elif x.dtype == torch.bool or not (x.dtype.is_floating_point or x.dtype.is_complex):
+    elif input.dtype.is_floating_point or input.dtype.is_complex:
+        out_dtype = input.dtype
+    else:
         out_dtype = torch.int64
-    else:
-        out_dtype = x.dtype
-    if out_dtype not in _TL_DTYPE or out_dtype == torch.bool or x.dtype not in _TL_DTYPE:
-        raise TypeError(f"sum: unsupported dtype {x.dtype} -> {out_dtype}")
-    acc_torch = torch.float64 if out_dtype.is_floating_point else torch.int64
-    acc = _TL_DTYPE[acc_torch]
-    cast = _TL_DTYPE[out_dtype]
-
-    shape = list(x.shape) if ndim > 0 else [1]
-    kept = [d for d in range(len(shape)) if d not in dims]
-    if keepdim:
-        out_shape = [1 if d in dims else s for d, s in enumerate(shape)] if ndim > 0 else []
-    else:
-        out_shape = [shape[d] for d in kept] if ndim > 0 else []
-    out = torch.empty(out_shape, dtype=out_dtype, device=x.device)
-    if out.numel() == 0:
-        return out
-
-    if x.is_contiguous() and dims == list(range(dims[0], dims[-1] + 1)):
-        src = x
-        outer = _prod(shape[:dims[0]])
-        red = _prod(shape[dims[0]:dims[-1] + 1])
-        inner = _prod(shape[dims[-1] + 1:])
-    else:
-        src = x.reshape(shape).permute(kept + dims).contiguous()
-        outer = _prod([shape[d] for d in kept])
-        red = _prod([shape[d] for d in dims])
-        inner = 1
-    if red == 0:
-        out.zero_()  # an empty sum is 0
-        return out
-    _reduce(src, out, outer, red, inner, cast, acc, acc_torch)
-    return out
+    if out_dtype.is_complex:
+        raise TypeError("sum: complex dtypes are not supported by this kernel")
+    acc_dtype = torch.float32 if out_dtype in (torch.float16, torch.bfloat16) else out_dtype
+    M, N, red, rows, cols, (x,) = _reduce_plan(input.shape, [input], dim)
+    out_shape = [1 if d in red else s for d, s in enumerate(input.shape)]
+    y = torch.empty([s for d, s in enumerate(input.shape) if d not in red], dtype=out_dtype,
+                    device=input.device)
+    if M:
+        BLOCK_M, BLOCK_N, split, chunk, warps = _reduce_grid(M, N)
+        final = split == 1
+        part = torch.empty(M * split if not final else 1, dtype=acc_dtype, device=input.device)
+        grid = (triton.cdiv(M, BLOCK_M), split)
+        _sum_kernel[grid](x, part, y, M, N, chunk, *rows[0][1:], *rows[1][0], *cols[0][1:],
+                          *cols[1][0], RNDIM=rows[2], CNDIM=cols[2], FINAL=final,
+                          I64=_needs_i64(M, N, [rows, cols]), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
+                          num_warps=warps)
+        if not final:
+            BLOCK_S = triton.next_power_of_2(split)
+            bm = max(1, min(triton.next_power_of_2(M), 4096 // BLOCK_S))
+            _sum_partials_kernel[(triton.cdiv(M, bm),)](part, y, M, split, BLOCK_M=bm,
+                                                        BLOCK_S=BLOCK_S, num_warps=4)
+    return y.reshape(out_shape) if keepdim else y
