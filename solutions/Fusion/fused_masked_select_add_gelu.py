@@ -23,10 +23,9 @@ masked_select waits too) is a spin on that word, with no copy launched and no st
 and the call returns the leading k
 elements (or copies them into `out`). The call waits for its total, so its host time counts,
 and on the H200 a Triton launch of 20 arguments costs the host 24 us, more than the GPU work
-here: one launch instead of count, scan and write, the collapse plan cached per shapes and
-strides, and after a launch signature's first call Triton's per-launch argument binding is
-skipped (the compiled kernel's launcher is called directly: 8 us). The epoch is a launch
-argument, so a CUDA graph replay would reuse it: not graph-capturable.
+here: one launch instead of count, scan and write, and the collapse plan cached per shapes and
+strides. The epoch is a launch argument, so a CUDA graph replay would reuse it: not
+graph-capturable.
 """
 # expect: ok
 import ctypes
@@ -143,14 +142,12 @@ def _select_gelu_kernel(x_ptr, m_ptr, o_ptr, y_ptr, st_ptr, tot_ptr, n, other_sc
 
 _states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None, i64)
-_launchers = {}  # launch signature -> compiled kernel
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _state(device, blocks):
-    """(state, stream handle): the look-back words, the launch's epoch and the total's slot
-    (pinned host memory the GPU writes; a plain CPU tensor under the interpreter) of the current
-    stream on `device`."""
+    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
+    writes; a plain CPU tensor under the interpreter) of the current stream on `device`."""
     handle = 0
     if device.type == "cuda":
         handle = (_raw_stream(device.index) if _raw_stream is not None
@@ -167,7 +164,7 @@ def _state(device, blocks):
         st[0].zero_()
         st[2].zero_()
         st[1] = 1
-    return st, handle
+    return st
 
 
 def _total(st, device):
@@ -187,31 +184,6 @@ def _total(st, device):
     if w >> 32 != epoch:
         raise RuntimeError("fused_masked_select_add_gelu: the kernel did not report the selection's size")
     return w & 0xFFFFFFFF
-
-
-def _int_sig(v):
-    """What Triton specialises an integer argument on: equal to 1, a multiple of 16, 64-bit."""
-    return (v == 1, v % 16 == 0, not -2**31 <= v < 2**31)
-
-
-def _launch(kernel, grid, stream, key, args, num_warps):
-    """kernel[grid](*args, num_warps=num_warps) on the current stream (handle `stream`), all
-    arguments positional. The first launch of a signature `key` (all Triton specialises on:
-    dtypes, pointer alignment, integers equal to 1 or multiples of 16, the device) goes through
-    Triton; later ones call the compiled kernel's own launcher, skipping Triton's per-launch
-    binding and cache lookup. Triton's launch hooks (a profiler's) keep every launch on Triton's
-    path."""
-    knobs = getattr(triton, "knobs", None)
-    hooked = knobs is None or knobs.runtime.launch_enter_hook is not None \
-        or knobs.runtime.launch_exit_hook is not None
-    ck = None if hooked else _launchers.get(key)
-    if ck is not None:
-        ck.run(grid[0], 1, 1, stream, ck.function, ck.packed_metadata, None, None, None, *args)
-        return
-    ck = kernel[grid](*args, num_warps=num_warps)
-    if not hooked and args[0].is_cuda and all(
-            hasattr(ck, a) for a in ("run", "function", "packed_metadata")):
-        _launchers[key] = ck
 
 
 def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='none', out=None):
@@ -251,20 +223,16 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         if other_is_tensor and other.dim() > 1:
             raise RuntimeError(f"other must be a scalar, a [1] or a [k] tensor, got {list(other.shape)}")
         o = other if other_is_tensor else y
-        state, stream = _state(dev, nb)
+        state = _state(dev, nb)
         words, epoch, tot = state[:3]
         # A [k] other is read at the output position (stride 1), a [1] one broadcast (stride 0).
         os_ = (other.stride(0) if other.numel() > 1 else 0) if other_is_tensor else 0
         o_n = other.numel() if os_ else n
-        # Everything Triton specialises on: the shapes and strides fix the plan's integers, the
-        # rest is spelled out (y, the words and the total slot are always 16-byte aligned).
-        sig = (key, input.dtype, dtype, o.dtype, dev, x.data_ptr() % 16 == 0,
-               m.data_ptr() % 16 == 0, o.data_ptr() % 16 == 0, _int_sig(os_), _int_sig(o_n),
-               other_is_tensor, approximate)
-        _launch(_select_gelu_kernel, (nb,), stream, sig, (
+        _select_gelu_kernel[(nb,)](
             x, m, o, y, words, tot, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
             o_n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
-            other_is_tensor, approximate == 'tanh', ndim, i64, BLOCK, 32), 8)
+            OTHER_IS_TENSOR=other_is_tensor, TANH=approximate == 'tanh', NDIM=ndim, I64=i64,
+            BLOCK=BLOCK, LOOK=32, num_warps=8)
         k = _total(state, dev)
         if other_is_tensor and other.numel() not in (1, k):
             raise RuntimeError(f"other of {other.numel()} elements does not broadcast to the {k} selected")

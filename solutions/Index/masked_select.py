@@ -18,11 +18,9 @@ host's one synchronisation (the op needs the output's size; eager's masked_selec
 spin on that word, with no copy launched and no stream synchronize; it returns the leading
 `total` elements of a worst-case-size buffer, a contiguous view. The call is bound by the host on
 the H200 (it waits for the GPU, so kbx counts its host time, and the GPU work is 3-25 us), so the
-host path is kept short: one launch instead of count-then-write, the collapse plan cached per
-shapes and strides, and after a launch signature's first call Triton's per-launch argument
-binding is skipped (the compiled kernel's launcher is called directly: 8 us of host time instead
-of 24 us for 20 arguments on the H200). The epoch is a launch argument, so a CUDA graph replay
-would reuse it: not graph-capturable.
+host path is kept short: one launch instead of count-then-write (a Triton launch of 20
+arguments costs the host 24 us there), and the collapse plan cached per shapes and strides. The
+epoch is a launch argument, so a CUDA graph replay would reuse it: not graph-capturable.
 """
 # expect: ok
 import ctypes
@@ -115,14 +113,12 @@ def _select_kernel(x_ptr, m_ptr, y_ptr, st_ptr, tot_ptr, n, S1, S2, S3, xs0, xs1
 
 _states = {}  # (device, stream) -> [word buffer, last epoch, total slot, its reader]
 _plans = {}  # (shapes and strides of input and mask) -> (shape, n, collapse plan or None)
-_launchers = {}  # launch signature -> compiled kernel
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _state(device, blocks):
-    """(state, stream handle): the look-back words, the launch's epoch and the total's slot
-    (pinned host memory the GPU writes; a plain CPU tensor under the interpreter) of the current
-    stream on `device`."""
+    """The look-back words, the launch's epoch and the total's slot (pinned host memory the GPU
+    writes; a plain CPU tensor under the interpreter) of the current stream on `device`."""
     handle = 0
     if device.type == "cuda":
         handle = (_raw_stream(device.index) if _raw_stream is not None
@@ -139,7 +135,7 @@ def _state(device, blocks):
         st[0].zero_()
         st[2].zero_()
         st[1] = 1
-    return st, handle
+    return st
 
 
 def _total(st, device):
@@ -159,26 +155,6 @@ def _total(st, device):
     if w >> 32 != epoch:
         raise RuntimeError("masked_select: the kernel did not report the selection's size")
     return w & 0xFFFFFFFF
-
-
-def _launch(kernel, grid, stream, key, args, num_warps):
-    """kernel[grid](*args, num_warps=num_warps) on the current stream (handle `stream`), all
-    arguments positional. The first launch of a signature `key` (all Triton specialises on:
-    dtypes, pointer alignment, integers equal to 1 or multiples of 16, the device) goes through
-    Triton; later ones call the compiled kernel's own launcher, skipping Triton's per-launch
-    binding and cache lookup. Triton's launch hooks (a profiler's) keep every launch on Triton's
-    path."""
-    knobs = getattr(triton, "knobs", None)
-    hooked = knobs is None or knobs.runtime.launch_enter_hook is not None \
-        or knobs.runtime.launch_exit_hook is not None
-    ck = None if hooked else _launchers.get(key)
-    if ck is not None:
-        ck.run(grid[0], 1, 1, stream, ck.function, ck.packed_metadata, None, None, None, *args)
-        return
-    ck = kernel[grid](*args, num_warps=num_warps)
-    if not hooked and args[0].is_cuda and all(
-            hasattr(ck, a) for a in ("run", "function", "packed_metadata")):
-        _launchers[key] = ck
 
 
 def masked_select(input, mask):
@@ -206,15 +182,11 @@ def masked_select(input, mask):
     sizes, st, ndim = plan
     BLOCK = 4096
     nb = triton.cdiv(n, BLOCK)
-    state, stream = _state(input.device, nb)
+    state = _state(input.device, nb)
     words, epoch, tot = state[:3]
     # The result is written into a buffer of the worst-case size n and returned as its leading
     # `total` elements (a contiguous view), so the one host synchronisation comes after the work.
     y = torch.empty(n, dtype=input.dtype, device=input.device)
-    # Everything Triton specialises on: the shapes and strides fix the integers, the pointers'
-    # alignment the rest (y, the words and the total slot are always 16-byte aligned).
-    sig = (key, input.dtype, input.device, x.data_ptr() % 16 == 0, m.data_ptr() % 16 == 0)
-    _launch(_select_kernel, (nb,), stream, sig,
-            (x, m, y, words, tot, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch, ndim,
-             BLOCK, 32), 8)
+    _select_kernel[(nb,)](x, m, y, words, tot, n, sizes[1], sizes[2], sizes[3], *st[0], *st[1],
+                          epoch, NDIM=ndim, BLOCK=BLOCK, LOOK=32, num_warps=8)
     return y[:_total(state, input.device)]
