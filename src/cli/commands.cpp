@@ -185,6 +185,51 @@ int cmd_suite_show(const SuiteArgs& a) {
 
 // ---- kbx eval -----------------------------------------------------------------------------
 
+/// The sampling flags of `kbx eval` and `kbx calibrate` (docs/metrics.md, "Adaptive sampling").
+/// Both take them: the reference timing cache's keys hash the settings, so calibrate must time
+/// the references as the evals that read its cache will ask.
+struct SamplingArgs {
+  double ci_target = stats::kMedianCiTarget;
+  double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
+  double warmup_ms = run::TimingSettings{}.warmup_ms;
+  double sample_budget_ms = run::TimingSettings{}.budget_ms;
+  int max_samples = run::TimingSettings{}.max_samples;
+
+  void apply(run::TimingSettings& t) const {
+    t.ci_target = ci_target;
+    t.ci_budget_ms = ci_budget_ms;
+    t.warmup_ms = warmup_ms;
+    t.budget_ms = sample_budget_ms;
+    t.max_samples = max_samples;
+  }
+};
+
+void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
+  cmd->add_option("--ci-target", s.ci_target,
+                  "Adaptive sampling: sample a workload until the 95% interval of its median is "
+                  "within this fraction of it (0: the planned samples only)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--ci-budget-ms", s.ci_budget_ms,
+                  "Adaptive sampling: wall time (ms) a workload's sampling may take before it "
+                  "stops short of --ci-target")
+      ->check(CLI::Range(1.0, 60000.0))
+      ->capture_default_str();
+  cmd->add_option("--warmup-ms", s.warmup_ms,
+                  "Warm-up: each workload is called (at least twice) until this much wall time "
+                  "(ms) has passed, before its samples")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
+  cmd->add_option("--sample-budget-ms", s.sample_budget_ms,
+                  "First round of samples: as many as fill this much time (ms) at the workload's "
+                  "fastest warm-up call, within 10 and --max-samples; adaptive rounds follow")
+      ->check(CLI::Range(0.1, 60000.0))
+      ->capture_default_str();
+  cmd->add_option("--max-samples", s.max_samples, "First round of samples: at most this many")
+      ->check(CLI::Range(run::TimingSettings{}.min_samples, run::TimingSettings{}.ci_max_samples))
+      ->capture_default_str();
+}
+
 struct EvalArgs {
   std::string source;
   std::string out;
@@ -211,8 +256,7 @@ struct EvalArgs {
   std::string baseline = "eager";  ///< --baseline eager|compile|eager,compile
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
-  double ci_target = stats::kMedianCiTarget;  ///< adaptive sampling (docs/metrics.md)
-  double ci_budget_ms = run::TimingSettings{}.ci_budget_ms;
+  SamplingArgs sampling;
   double perf_scale = 1;
   std::string trace;  ///< --trace FILE: the run's timeline (common/trace.h)
   bool graph = false;  ///< CUDA-graph mode (docs/metrics.md)
@@ -330,8 +374,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   }
   o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
-  o.timing.ci_target = a.ci_target;
-  o.timing.ci_budget_ms = a.ci_budget_ms;
+  a.sampling.apply(o.timing);
   o.timing.graph = a.graph;
   o.timing.graph_max_ms = a.graph_max_ms;
   o.perf_scale = a.perf_scale;
@@ -417,6 +460,7 @@ struct CalibrateArgs {
   std::string baseline = "eager";
   bool graph = false;  ///< cache the CUDA-graph mode's reference timings (eval --graph's key)
   double graph_max_ms = run::TimingSettings{}.graph_max_ms;
+  SamplingArgs sampling;  ///< the settings the references are cached under
 };
 
 // The suite's references as a KernelBench-X JSONL beside `out` (<out>.references.jsonl), and the
@@ -499,6 +543,7 @@ int cmd_calibrate(const CalibrateArgs& c, const std::vector<std::string>& argv) 
   e.baseline = c.baseline;
   e.graph = c.graph;
   e.graph_max_ms = c.graph_max_ms;
+  e.sampling = c.sampling;
   fmt::print(stderr, "kbx: timing the references into the cache (the run is the self-check): {}\n",
              out.string());
   return cmd_eval(e, argv);
@@ -1303,18 +1348,7 @@ int run_cli(int argc, char** argv) {
                        "version and reused by later runs (kbx calibrate fills it)")
       ->check(CLI::IsMember({"session", "adjacent", "cached"}))
       ->capture_default_str();
-  eval_cmd
-      ->add_option("--ci-target", e.ci_target,
-                   "Adaptive sampling: sample a workload until the 95% interval of its median "
-                   "is within this fraction of it (0: the planned samples only)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  eval_cmd
-      ->add_option("--ci-budget-ms", e.ci_budget_ms,
-                   "Adaptive sampling: wall time (ms) a workload's sampling may take before it "
-                   "stops short of --ci-target")
-      ->check(CLI::Range(1.0, 60000.0))
-      ->capture_default_str();
+  add_sampling_options(eval_cmd, e.sampling);
   eval_cmd
       ->add_option("--trace", e.trace,
                    "Write the run's timeline to FILE (Chrome trace-event JSON, for "
@@ -1498,6 +1532,7 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::Range(1e-6, 1e6))
       ->needs(cal_graph)
       ->capture_default_str();
+  add_sampling_options(cal_cmd, cal.sampling);
   cal_cmd->add_option("--suite", cal.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   cal_cmd->add_option("--python", cal.python, "Python with torch and triton");
   cal_cmd->add_option("--cache-dir", cal.cache_dir, "Cache folder (default: ~/.cache/kbx)");
