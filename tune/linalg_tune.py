@@ -64,6 +64,7 @@ CHOL_VARIANTS = {
 }
 STEMS = {"det": "determinant_lu", "solve": "solve_and_add_scaled_vector", "chol": "cholesky_solve"}
 VARIANTS = {"det": DET_VARIANTS, "solve": SOLVE_VARIANTS, "chol": CHOL_VARIANTS}
+KNOBS = {"det": "det", "solve": "solve", "chol": "solve"}  # the solution's function with the knobs
 
 
 def load(path: pathlib.Path, name: str):
@@ -82,26 +83,12 @@ def sweep(task: str, smoke: bool) -> list[int]:
 
 def callables(task: str, names: list[str] | None):
     """(name, function(inputs) -> output) for eager, current and each variant."""
-    if task == "det":
-        ref = load(SUITE / "determinant_lu" / "reference.py", "det_ref")
-        sol = load(ROOT / "solutions" / "LinearAlgebra" / "determinant_lu.py", "det_sol")
-        out = [("eager", lambda a: ref.determinant_lu(*a)),
-               ("current", lambda a: sol.determinant_lu(*a))]
-        out += [(k, (lambda kw: lambda a: sol.det(*a, **kw))(kw)) for k, kw in DET_VARIANTS.items()]
-    elif task == "chol":
-        ref = load(SUITE / "cholesky_solve" / "reference.py", "chol_ref")
-        sol = load(ROOT / "solutions" / "LinearAlgebra" / "cholesky_solve.py", "chol_sol")
-        out = [("eager", lambda a: ref.cholesky_solve(*a)),
-               ("current", lambda a: sol.cholesky_solve(*a))]
-        out += [(k, (lambda kw: lambda a: sol.solve(*a, **kw))(kw))
-                for k, kw in CHOL_VARIANTS.items()]
-    else:
-        ref = load(SUITE / "solve_and_add_scaled_vector" / "reference.py", "solve_ref")
-        sol = load(ROOT / "solutions" / "LinearAlgebra" / "solve_and_add_scaled_vector.py", "solve_sol")
-        out = [("eager", lambda a: ref.solve_and_add_scaled_vector(*a)),
-               ("current", lambda a: sol.solve_and_add_scaled_vector(*a))]
-        out += [(k, (lambda kw: lambda a: sol.solve(*a, **kw))(kw))
-                for k, kw in SOLVE_VARIANTS.items()]
+    stem = STEMS[task]
+    ref = load(SUITE / stem / "reference.py", f"{task}_ref")
+    sol = load(ROOT / "solutions" / "LinearAlgebra" / f"{stem}.py", f"{task}_sol")
+    eager, current, knobs = getattr(ref, stem), getattr(sol, stem), getattr(sol, KNOBS[task])
+    out = [("eager", lambda a: eager(*a)), ("current", lambda a: current(*a))]
+    out += [(k, (lambda kw: lambda a: knobs(*a, **kw))(kw)) for k, kw in VARIANTS[task].items()]
     if names:
         out = [c for c in out if c[0] in ("eager",) + tuple(names)]
     return out
@@ -293,13 +280,13 @@ def run(task: str, smoke: bool, names, hs: HeadStart | None, bench):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true", help="tiny sizes on the CPU interpreter")
-    ap.add_argument("--task", default="all", choices=["det", "solve", "chol", "all"])
+    ap.add_argument("--task", default="all", choices=[*STEMS, "all"])
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--only", nargs="*", help="variant names to run (eager always runs)")
     args = ap.parse_args()
     if args.smoke:
         os.environ["TRITON_INTERPRET"] = "1"
-    tasks = ["det", "solve", "chol"] if args.task == "all" else [args.task]
+    tasks = list(STEMS) if args.task == "all" else [args.task]
     t0 = time.time()
     hs = bench = None
     if not args.smoke:

@@ -20,12 +20,11 @@ the GPU dispatches first and the CPU interpreter (programs in id order) has alre
 The result goes into a buffer of the worst-case size n; the last program writes the total k,
 tagged with the epoch, into pinned host memory, so the host's one synchronisation (eager's
 masked_select waits too) is a spin on that word, with no copy launched and no stream synchronize,
-and the call returns the leading k
-elements (or copies them into `out`). The call waits for its total, so its host time counts,
-and on the H200 a Triton launch of 20 arguments costs the host 24 us, more than the GPU work
-here: one launch instead of count, scan and write, and the collapse plan cached per shapes and
-strides. The epoch is a launch argument, so a CUDA graph replay would reuse it: not
-graph-capturable.
+and the call returns the leading k elements (or copies them into `out`). The call waits for its
+total, so its host time counts, and on the H200 a Triton launch of 20 arguments costs the host
+24 us, more than the GPU work here: one launch instead of count, scan and write, and the collapse
+plan cached per shapes and strides. The epoch is a launch argument, so a CUDA graph replay would
+reuse it: not graph-capturable.
 """
 # expect: ok
 import ctypes
@@ -227,10 +226,9 @@ def fused_masked_select_add_gelu(input, mask, other, *, alpha=1, approximate='no
         words, epoch, tot = state[:3]
         # A [k] other is read at the output position (stride 1), a [1] one broadcast (stride 0).
         os_ = (other.stride(0) if other.numel() > 1 else 0) if other_is_tensor else 0
-        o_n = other.numel() if os_ else n
         _select_gelu_kernel[(nb,)](
             x, m, o, y, words, tot, n, 0.0 if other_is_tensor else float(other), float(alpha), os_,
-            o_n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
+            other.numel() if os_ else n, sizes[1], sizes[2], sizes[3], *st[0], *st[1], epoch,
             OTHER_IS_TENSOR=other_is_tensor, TANH=approximate == 'tanh', NDIM=ndim, I64=i64,
             BLOCK=BLOCK, LOOK=32, num_warps=8)
         k = _total(state, dev)
