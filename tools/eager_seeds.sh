@@ -4,7 +4,9 @@
 # with its own base seed and a reference cache deleted after it (the cases of 1,000 draws would not
 # fit on disk), then a table of draws passed per task and every failure.
 # usage: tools/eager_seeds.sh SEEDS [CHUNK (20)] [TASK_GLOB ...]
-#   env: DEVICE (cuda where nvidia-smi works, else cpu), RESULTS (/tmp/kbx-seeds), KBX, OUT, JOBS
+#   env: DEVICE (cuda where nvidia-smi works, else cpu), RESULTS (/tmp/kbx-seeds), KBX, OUT, JOBS,
+#        BUDGET_S (start no chunk that the slowest chunk so far says would end past this many
+#        seconds; the table then counts the draws that ran)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -21,15 +23,24 @@ if [ -z "${KBX:-}" ]; then
 fi
 chunks=$(( (seeds + chunk - 1) / chunk ))
 t0=$(date +%s)
+slowest=0
+ran=0
 for ((b = 0; b < chunks; b++)); do
   n=$(( b == chunks - 1 ? seeds - b * chunk : chunk ))
+  if [ -n "${BUDGET_S:-}" ] && (( $(date +%s) - t0 + slowest > BUDGET_S )); then
+    echo "budget: ${BUDGET_S} s would be passed by chunk $((b + 1)); stopping after $ran draws"
+    break
+  fi
+  c0=$(date +%s)
   "$KBX" suite check "$@" --controls eager --seeds "$n" --seed $((1000 + b)) --no-perf --device "$device" \
     ${JOBS:+--jobs "$JOBS"} -o "$results/chunk$b" --cache-dir "$results/cache" >"$results/chunk$b.log" 2>&1
   rc=$?
   rm -rf "$results/cache"
+  (( $(date +%s) - c0 > slowest )) && slowest=$(( $(date +%s) - c0 ))
+  ran=$(( ran + n ))
   echo "chunk $((b + 1))/$chunks: $n draws, base seed $((1000 + b)), exit $rc, $(( $(date +%s) - t0 )) s so far"
 done
-"$py" - "$results" "$chunk" "$seeds" "$device" <<'PY'
+"$py" - "$results" "$chunk" "$ran" "$device" <<'PY'
 import glob, sqlite3, sys
 results, chunk, seeds, device = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 passed, failed, cases = {}, {}, {}

@@ -3,7 +3,8 @@
 # submissions, evaluated RUNS times back to back, each with fresh reference and Triton caches, then
 # tools/repeatability.py over the runs (self-check and run-to-run spread, issue 7's figures).
 # usage: tools/h200_repeat.sh [RUNS (2)] [TASK_GLOBS (all)]
-#   env: RESULTS (/tmp/kbx-repeat), OUT, EVAL_ARGS (more kbx eval flags, e.g. "--reference-timing adjacent"),
+#   env: RESULTS (/tmp/kbx-repeat), OUT, EVAL_ARGS (more kbx eval flags, e.g. "--reference-timing adjacent";
+#        @RUN@ in them becomes the run's number, e.g. "--trace /tmp/trace@RUN@.json"),
 #        RUN_TIMEOUT_S (each run stopped after this many seconds; 0 = none): with OUT, each run's log
 #        goes to OUT as it is written and its store is copied even after a timeout, so a device
 #        call that runs out of time still brings back what was measured
@@ -21,13 +22,14 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=cs
 git log -1 --format='commit %h %s' 2>/dev/null || true
 "$py" tools/references_as_submissions.py "$results/refs.jsonl" ${tasks:+--tasks "$tasks"}
 dirs=()
+eval_args="${EVAL_ARGS:-}"
 for i in $(seq 1 "$runs"); do
   export KBX_CACHE_DIR="$results/cache$i" TRITON_CACHE_DIR="$results/triton$i"
   t0=$(date +%s.%N)
   log="$results/run$i.log"
   [ -n "${OUT:-}" ] && log="$OUT/run$i.log" && ln -sf "$log" "$results/run$i.log"
   timeout "${RUN_TIMEOUT_S:-0}" "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda \
-    --no-require-triton ${EVAL_ARGS:-} >"$log" 2>&1
+    --no-require-triton ${eval_args//@RUN@/$i} >"$log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   echo "run $i: exit $rc, $(grep -c ' ok ' "$results/run$i.log") ok, wall $("$py" -c "print(round($t1 - $t0, 1))") s"

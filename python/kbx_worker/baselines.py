@@ -124,7 +124,8 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
             faulted = is_gpu_fault(e)
             continue
         timed, faulted = timing.time_workloads(compiled, builders, device, [w], settings,
-                                               flush_buffer, recorder)
+                                               flush_buffer, recorder,
+                                               timing.REFERENCE_INVENTORY_CALLS)
         result = timed[0]
         if result["status"] == "ok":
             result["compile_ms"] = compile_ms

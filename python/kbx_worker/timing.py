@@ -119,15 +119,17 @@ def _checked(name: str, value: Any, kind: type) -> Any:
 
 
 def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[dict],
-                   settings: Settings, flush_buffer, recorder: Any = None
-                   ) -> tuple[list[dict], bool]:
+                   settings: Settings, flush_buffer, recorder: Any = None,
+                   inventory_count: int | None = None) -> tuple[list[dict], bool]:
     """One result per workload, and whether a GPU fault killed the CUDA context on the way.
 
     With the kernel inventory's `recorder`, every workload is timed with CUPTI detached (it slows
     every launch and synchronisation, even with its records off), then each workload that timed
-    ok gets INVENTORY_CALLS more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
+    ok gets `inventory_count` (INVENTORY_CALLS by default) more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
     recording, on inputs built again from the same seed (`inventory_calls`). One detach and one
-    attach per request: each costs milliseconds."""
+    attach per request: each costs milliseconds. A candidate's inventory takes INVENTORY_CALLS
+    calls (kbx checks each against the others); the trusted reference's takes
+    REFERENCE_INVENTORY_CALLS (its kernels only decide whether the task synchronises the host)."""
     results: list[dict] = []
     faulted = False
     begin = _perf_counter()
@@ -157,7 +159,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
             # One recorded call suffices for a long one (its kernels are the same each time).
             long_call = _median(result["samples_ms"]) > INVENTORY_LONG_CALL_MS
             inventory_result = _inventory_one(entry, builders, w, settings, flush_buffer,
-                                              recorder, 1 if long_call else INVENTORY_CALLS)
+                                              recorder, 1 if long_call else inventory_count or INVENTORY_CALLS)
             inventory_ms = (_perf_counter() - begin) * 1e3
             if inventory_result["status"] != "ok":
                 results[i] = inventory_result
@@ -554,6 +556,7 @@ BRACKET_RETRIES = 3  # more rounds of brackets when the first disagree with the 
 BRACKET_RETRY_PAUSE_S = 0.002
 _host_pause = time.sleep
 INVENTORY_CALLS = 3
+REFERENCE_INVENTORY_CALLS = 1
 INVENTORY_LONG_CALL_MS = 10.0  # calls longer than this get one inventory call
 
 

@@ -155,9 +155,11 @@ class Worker:
                                                       self._recorder, baseline)
             self._gpu_dead |= fault
         else:
+            count = (timing.REFERENCE_INVENTORY_CALLS if self._role == "reference"
+                     else timing.INVENTORY_CALLS)
             results, fault = timing.time_workloads(loaded.entry, loaded.builders, device,
                                                    request.items, settings, self._flush_buffer,
-                                                   self._recorder)
+                                                   self._recorder, count)
             self._gpu_dead |= fault
         return {"op": "timings", "results": results}, []
 

@@ -45,6 +45,10 @@ std::string read_file_tail(const std::filesystem::path& path, std::size_t max_by
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  write_file_atomic(path, std::vector<std::string_view>{content});
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::vector<std::string_view>& pieces) {
   auto tmp = path;
   static std::atomic<unsigned> counter{0};
   tmp += fmt::format(".tmp.{}.{}", getpid(), counter.fetch_add(1));
@@ -53,7 +57,9 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
     if (!out) {
       throw Error(ErrorKind::io, "cannot write '{}'", tmp.string());
     }
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    for (auto piece : pieces) {
+      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    }
     out.flush();
     if (!out) {
       throw Error(ErrorKind::io, "cannot write '{}' (disk full?)", tmp.string());

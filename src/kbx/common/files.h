@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kbx {
 
@@ -17,5 +18,7 @@ std::string read_file_tail(const std::filesystem::path& path, std::size_t max_by
 /// Writes `content` to a temporary file beside `path`, then renames it over `path`, so readers
 /// never see a half-written file. Throws Error(io).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+/// The same with the content given in pieces, written one after the other (no joined copy).
+void write_file_atomic(const std::filesystem::path& path, const std::vector<std::string_view>& pieces);
 
 }  // namespace kbx

@@ -55,14 +55,24 @@ std::optional<ReferenceCase> read_cached(const std::filesystem::path& path) {
 }
 
 void write_cached(const std::filesystem::path& path, const ReferenceCase& result) {
+  // The frame read_cached expects, written piece by piece: the tensors' bytes go from the leaves
+  // to the file without being joined into one payload first (a task's outputs can be large).
   sandbox::Frame frame;
   frame.header = Json{{"op", "reference_outputs"}, {"raised", result.raised}};
+  std::uint64_t offset = 0;
+  std::vector<std::string_view> pieces{""};
   for (const auto& [field, member] : cached_parts) {
-    frame.header[field] = sandbox::encode_leaves(result.*member, frame.payload);
+    frame.header[field] = sandbox::describe_leaves(result.*member, offset);
+    for (const auto& leaf : result.*member) {
+      if (leaf.kind == LeafKind::tensor) {
+        pieces.emplace_back(reinterpret_cast<const char*>(leaf.tensor.data.data()), leaf.tensor.data.size());
+      }
+    }
   }
-  auto bytes = sandbox::encode_frame(frame);
+  std::string head = sandbox::encode_frame_head(frame, offset);
+  pieces.front() = head;
   std::filesystem::create_directories(path.parent_path());
-  write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  write_file_atomic(path, pieces);
 }
 
 }  // namespace

@@ -75,13 +75,19 @@ bool send_all(int fd, const std::uint8_t* data, std::size_t size, int pass_fd) {
 
 void set_cancel_flag(const std::atomic<bool>* flag) { cancel_flag.store(flag); }
 
-std::vector<std::uint8_t> encode_frame(const Frame& frame) {
+std::string encode_frame_head(const Frame& frame, std::uint64_t payload_bytes) {
   std::string header = frame.header.dump();
+  std::vector<std::uint8_t> lengths;
+  put_le(lengths, header.size(), 4);
+  put_le(lengths, payload_bytes, 8);
+  return std::string(lengths.begin(), lengths.end()) + header;
+}
+
+std::vector<std::uint8_t> encode_frame(const Frame& frame) {
+  std::string head = encode_frame_head(frame, frame.payload.size());
   std::vector<std::uint8_t> out;
-  out.reserve(prefix_bytes + header.size() + frame.payload.size());
-  put_le(out, header.size(), 4);
-  put_le(out, frame.payload.size(), 8);
-  out.insert(out.end(), header.begin(), header.end());
+  out.reserve(head.size() + frame.payload.size());
+  out.insert(out.end(), head.begin(), head.end());
   out.insert(out.end(), frame.payload.begin(), frame.payload.end());
   return out;
 }
@@ -92,6 +98,17 @@ void FrameReader::feed(const std::uint8_t* data, std::size_t size) {
     consumed_ = 0;
   }
   buffer_.insert(buffer_.end(), data, data + size);
+  // Once a frame's prefix is in, make room for the whole frame at once: a large frame (a task's
+  // outputs, hundreds of MB) then lands in one allocation instead of a chain of doublings, each
+  // copied into freshly faulted pages. A length over the limit is left for next() to refuse.
+  std::size_t avail = buffer_.size() - consumed_;
+  if (avail >= prefix_bytes) {
+    const std::uint8_t* p = buffer_.data() + consumed_;
+    std::uint64_t frame_bytes = prefix_bytes + get_le(p, 4) + get_le(p + 4, 8);
+    if (frame_bytes <= max_frame_bytes && consumed_ + frame_bytes > buffer_.capacity()) {
+      buffer_.reserve(consumed_ + frame_bytes);
+    }
+  }
 }
 
 std::optional<Result<Frame>> FrameReader::next() {
@@ -122,7 +139,16 @@ std::optional<Result<Frame>> FrameReader::next() {
       !frame.header["op"].is_string()) {
     return Result<Frame>(Error(ErrorKind::protocol, "frame header is not an object with an 'op'"));
   }
-  const std::uint8_t* body = p + prefix_bytes + header_len;
+  std::size_t body_offset = prefix_bytes + header_len;
+  if (consumed_ == 0 && buffer_.size() == body_offset + payload_len) {
+    // The buffer holds exactly this frame: its allocation becomes the payload (the body moved to
+    // the front in place) instead of a copy into fresh memory.
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(body_offset));
+    frame.payload = std::move(buffer_);
+    buffer_ = {};
+    return Result<Frame>(std::move(frame));
+  }
+  const std::uint8_t* body = p + body_offset;
   frame.payload.assign(body, body + payload_len);
   consumed_ += prefix_bytes + header_len + payload_len;
   if (consumed_ > (1U << 20) && consumed_ * 2 > buffer_.size()) {
@@ -262,7 +288,7 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
   return leaves;
 }
 
-Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8_t>& payload) {
+Json describe_leaves(const std::vector<OutputLeaf>& leaves, std::uint64_t& offset) {
   Json out = Json::array();
   for (const auto& leaf : leaves) {
     Json o{{"path", leaf.path}, {"kind", std::string(to_string(leaf.kind))}};
@@ -270,9 +296,9 @@ Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8
       o["tensor"] = Json{{"dtype", std::string(to_string(leaf.tensor.dtype))},
                          {"shape", leaf.tensor.shape},
                          {"device", leaf.tensor.device},
-                         {"offset", payload.size()},
+                         {"offset", offset},
                          {"nbytes", leaf.tensor.data.size()}};
-      payload.insert(payload.end(), leaf.tensor.data.begin(), leaf.tensor.data.end());
+      offset += leaf.tensor.data.size();
     } else if (leaf.kind == LeafKind::scalar) {
       o["dtype"] = leaf.value.value("dtype", "float64");
       o["value"] = leaf.value.value("value", Json());
@@ -280,6 +306,18 @@ Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8
       o["value"] = leaf.value;
     }
     out.push_back(std::move(o));
+  }
+  return out;
+}
+
+Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8_t>& payload) {
+  std::uint64_t offset = payload.size();
+  Json out = describe_leaves(leaves, offset);
+  payload.reserve(offset);  // one allocation, not a chain of doublings
+  for (const auto& leaf : leaves) {
+    if (leaf.kind == LeafKind::tensor) {
+      payload.insert(payload.end(), leaf.tensor.data.begin(), leaf.tensor.data.end());
+    }
   }
   return out;
 }

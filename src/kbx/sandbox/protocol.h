@@ -30,6 +30,10 @@ constexpr std::uint64_t max_frame_bytes = std::uint64_t{4} << 30;
 
 /// Serialises a frame: u32 header_len LE, u64 payload_len LE, header, payload.
 std::vector<std::uint8_t> encode_frame(const Frame& frame);
+/// What encode_frame puts before a payload of `payload_bytes` (the two lengths and the header;
+/// frame.payload itself is not read): a large payload can then be written after it without being
+/// copied into one buffer.
+std::string encode_frame_head(const Frame& frame, std::uint64_t payload_bytes);
 
 /// Incremental decoder: feed() bytes as they arrive, next() yields complete frames.
 class FrameReader {
@@ -70,5 +74,8 @@ Result<std::vector<OutputLeaf>> decode_leaves(const Json& outputs,
 
 /// Encodes leaves back into a frame's header array + payload (used by the reference cache).
 Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8_t>& payload);
+/// encode_leaves' header array alone, for tensor data laid out from `offset` on in leaf order
+/// (advanced past it): the payload can then be written leaf by leaf, without a joined copy.
+Json describe_leaves(const std::vector<OutputLeaf>& leaves, std::uint64_t& offset);
 
 }  // namespace kbx::sandbox

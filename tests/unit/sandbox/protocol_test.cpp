@@ -92,6 +92,14 @@ TEST(EncodeFrame, WritesLittleEndianLengthsThenHeaderThenPayload) {
   EXPECT_EQ(bytes[4], 3);
 }
 
+TEST(EncodeFrame, TheHeadThenThePayloadIsTheWholeFrame) {
+  Frame frame = frame_with(Json{{"op", "x"}, {"n", 2}}, {9, 8, 7, 6});
+  std::string head = encode_frame_head(frame, frame.payload.size());
+  Bytes joined(head.begin(), head.end());
+  joined.insert(joined.end(), frame.payload.begin(), frame.payload.end());
+  EXPECT_EQ(joined, encode_frame(frame));
+}
+
 TEST(FrameReader, RoundTripsAFrameWithAPayload) {
   Bytes payload{0, 1, 2, 255};
   Json header{{"op", "cases"}, {"results", {1, 2}}, {"text", "é"}};
@@ -432,6 +440,9 @@ TEST(EncodeLeaves, RoundTripsThroughDecodeLeavesWithTensorsPackedInOrder) {
   Json header = encode_leaves(leaves, payload);
   EXPECT_EQ(payload.size(), 1U + 8U + 6U);
   EXPECT_EQ(header[2]["tensor"]["offset"], 9);
+  std::uint64_t offset = 1;  // the header alone, for a payload written leaf by leaf
+  EXPECT_EQ(describe_leaves(leaves, offset), header);
+  EXPECT_EQ(offset, payload.size());
   auto decoded = decode_leaves(header, payload);
   ASSERT_TRUE(decoded.ok()) << decoded.error().what();
   ASSERT_EQ(decoded->size(), leaves.size());
