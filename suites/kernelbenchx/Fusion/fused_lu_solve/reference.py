@@ -20,9 +20,12 @@ def pivoted_matrix(gen, device, n):
 
 
 def singular_matrix(gen, device, n):
-    """An exactly singular n x n float32 matrix: randn with its last row a copy of its first."""
+    """An exactly singular n x n float32 matrix: randn with its last column zero. Every elimination
+    step leaves a zero column zero (0 - m * 0), so its pivot is exactly 0 on any device and in any
+    order of operations; a repeated row is not: a GPU solver that divides by multiplying with a
+    rounded reciprocal leaves a tiny nonzero pivot and returns instead of raising."""
     m = torch.randn(n, n, generator=gen)
-    m[-1] = m[0]
+    m[:, -1] = 0
     return m.to(device)
 
 

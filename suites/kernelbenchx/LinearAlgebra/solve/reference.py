@@ -52,9 +52,11 @@ def _device_generator(gen, device):
 
 
 def singular_matrix(gen, device, n=2, dtype="float32"):
-    """An exactly singular [n, n] matrix: randn rows except the last, which is twice the first."""
+    """An exactly singular [n, n] matrix: randn with its last column zero, so elimination meets an
+    exact zero pivot on any device and in any order of operations (a row twice another does not:
+    a GPU solver that multiplies by a rounded reciprocal leaves a tiny nonzero pivot)."""
     a = torch.randn(n, n, generator=gen, dtype=torch.float32)
-    a[-1] = 2 * a[0]
+    a[:, -1] = 0
     return a.to(getattr(torch, dtype)).to(device)
 
 
