@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 
@@ -129,6 +130,37 @@ ReferenceService::Lane& ReferenceService::lane(int gpu) {
   return *l;
 }
 
+std::size_t ReferenceService::max_output_workers() const {
+  std::size_t gpus = std::max<std::size_t>(1, options_.gpus.size());
+  std::size_t jobs = static_cast<std::size_t>(std::max(1, options_.jobs));
+  return std::clamp<std::size_t>((jobs + gpus - 1) / gpus, 1, 4);
+}
+
+std::unique_lock<std::mutex> ReferenceService::output_lane(int gpu, Lane*& chosen) {
+  std::vector<Lane*> lanes{&lane(gpu)};
+  std::size_t turn = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& extra = extra_lanes_[gpu];
+    while (extra.size() + 1 < max_output_workers()) {
+      extra.push_back(std::make_unique<Lane>());
+    }
+    for (auto& e : extra) {
+      lanes.push_back(e.get());
+    }
+    turn = next_lane_++;
+  }
+  for (auto it = lanes.rbegin(); it != lanes.rend(); ++it) {
+    std::unique_lock<std::mutex> held((*it)->mutex, std::try_to_lock);
+    if (held.owns_lock()) {
+      chosen = *it;
+      return held;
+    }
+  }
+  chosen = lanes[turn % lanes.size()];
+  return std::unique_lock<std::mutex>(chosen->mutex);
+}
+
 sandbox::Worker& ReferenceService::worker(Lane& l, int gpu) {
   if (!l.worker) {
     l.worker = pool_.start_worker("reference", gpu);
@@ -204,8 +236,16 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
       return it->second;
     }
   }
-  Lane& l = lane(gpu);
-  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  Lane* chosen = nullptr;
+  auto lane_lock = output_lane(gpu, chosen);
+  Lane& l = *chosen;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);  // another lane may have computed them meanwhile
+    auto it = outputs_.find(lane_key(task, gpu));
+    if (it != outputs_.end()) {
+      return it->second;
+    }
+  }
   worker(l, gpu);
   auto calls = suite::resolve_cases(task, options_.seed);
   auto outputs = std::make_shared<CaseOutputs>(calls.size());
@@ -314,8 +354,9 @@ Result<CaseOutputs> ReferenceService::run_cases(Lane& l, int gpu, const suite::T
 Result<std::vector<CaseResult>> ReferenceService::canonicalize(
     const suite::Task& task, int gpu, const std::vector<suite::ResolvedCall>& calls,
     const std::vector<const std::vector<OutputLeaf>*>& outputs) {
-  Lane& l = lane(gpu);
-  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  Lane* chosen = nullptr;
+  auto lane_lock = output_lane(gpu, chosen);
+  Lane& l = *chosen;
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();

@@ -46,7 +46,10 @@ std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::
 /// failed as a whole: the worker died or timed out while torch.compile ran, say).
 std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const std::string& why);
 
-/// Owns one trusted reference worker per GPU. The reference worker never loads a submission.
+/// Owns the trusted reference workers: per GPU one that takes the timings (and perf rechecks), and
+/// up to max_output_workers() for the cases' outputs and canonical forms, so that evaluations in
+/// flight do not queue behind one worker (`kbx suite check --seeds`, many jobs). A reference
+/// worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
 /// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
 /// (shared for outputs, exclusive for timings).
@@ -104,6 +107,12 @@ class ReferenceService {
   };
 
   Lane& lane(int gpu);
+  /// A lane for correctness work (cases, canonical forms), locked: a free one if any, the timing
+  /// lane last (it may be timing), else the next in turn once it is free.
+  std::unique_lock<std::mutex> output_lane(int gpu, Lane*& chosen);
+  /// Reference workers for correctness work per GPU: the jobs per GPU, at most 4 (each holds a
+  /// CUDA context and its own cached memory).
+  [[nodiscard]] std::size_t max_output_workers() const;
   sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
   /// `--rules kernelbenchx`: references at the task's own precision, no magnitudes for bounds.
   [[nodiscard]] bool public_rules() const { return options_.rules == "kernelbenchx"; }
@@ -146,7 +155,9 @@ class ReferenceService {
   std::string torch_version_;
   std::string triton_version_;
   std::mutex mutex_;
-  std::map<int, std::unique_ptr<Lane>> lanes_;
+  std::map<int, std::unique_ptr<Lane>> lanes_;                    // the timing lane per GPU
+  std::map<int, std::vector<std::unique_ptr<Lane>>> extra_lanes_;  // more for outputs, per GPU
+  std::size_t next_lane_ = 0;
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu[|baseline]
   std::map<std::string, Error> timing_errors_;                          // key@gpu[|baseline]
