@@ -125,10 +125,10 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
 
     With the kernel inventory's `recorder`, every workload is timed with CUPTI detached (it slows
     every launch and synchronisation, even with its records off), then each workload that timed
-    ok gets `inventory_count` (INVENTORY_CALLS by default) more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
+    ok gets `inventory_count` more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
     recording, on inputs built again from the same seed (`inventory_calls`). One detach and one
     attach per request: each costs milliseconds. A candidate's inventory takes INVENTORY_CALLS
-    calls (kbx checks each against the others); the trusted reference's takes
+    calls (the default; kbx checks each against the others); the trusted reference's takes
     REFERENCE_INVENTORY_CALLS (its kernels only decide whether the task synchronises the host)."""
     results: list[dict] = []
     faulted = False
@@ -158,8 +158,9 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
             begin = _perf_counter()
             # One recorded call suffices for a long one (its kernels are the same each time).
             long_call = _median(result["samples_ms"]) > INVENTORY_LONG_CALL_MS
+            count = 1 if long_call else inventory_count or INVENTORY_CALLS
             inventory_result = _inventory_one(entry, builders, w, settings, flush_buffer,
-                                              recorder, 1 if long_call else inventory_count or INVENTORY_CALLS)
+                                              recorder, count)
             inventory_ms = (_perf_counter() - begin) * 1e3
             if inventory_result["status"] != "ok":
                 results[i] = inventory_result

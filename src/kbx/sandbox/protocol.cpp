@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 #include "kbx/common/strings.h"
 
@@ -106,7 +107,12 @@ void FrameReader::feed(const std::uint8_t* data, std::size_t size) {
     const std::uint8_t* p = buffer_.data() + consumed_;
     std::uint64_t frame_bytes = prefix_bytes + get_le(p, 4) + get_le(p + 4, 8);
     if (frame_bytes <= max_frame_bytes && consumed_ + frame_bytes > buffer_.capacity()) {
-      buffer_.reserve(consumed_ + frame_bytes);
+      try {
+        buffer_.reserve(consumed_ + frame_bytes);
+      } catch (const std::bad_alloc&) {
+        // A length the machine cannot reserve (a worker may announce 4 GiB and send nothing):
+        // grow as the bytes arrive, as before.
+      }
     }
   }
 }
