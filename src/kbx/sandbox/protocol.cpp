@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
-#include <new>
 
 #include "kbx/common/strings.h"
 
@@ -101,18 +101,16 @@ void FrameReader::feed(const std::uint8_t* data, std::size_t size) {
   buffer_.insert(buffer_.end(), data, data + size);
   // Once a frame's prefix is in, make room for the whole frame at once: a large frame (a task's
   // outputs, hundreds of MB) then lands in one allocation instead of a chain of doublings, each
-  // copied into freshly faulted pages. A length over the limit is left for next() to refuse.
+  // copied into freshly faulted pages. Only up to reserve_ahead_bytes, since the lengths come
+  // from an untrusted worker that may announce 4 GiB and send nothing: past that the buffer grows
+  // as the bytes arrive. A length over the limit is left for next() to refuse.
   std::size_t avail = buffer_.size() - consumed_;
   if (avail >= prefix_bytes) {
     const std::uint8_t* p = buffer_.data() + consumed_;
     std::uint64_t frame_bytes = prefix_bytes + get_le(p, 4) + get_le(p + 4, 8);
-    if (frame_bytes <= max_frame_bytes && consumed_ + frame_bytes > buffer_.capacity()) {
-      try {
-        buffer_.reserve(consumed_ + frame_bytes);
-      } catch (const std::bad_alloc&) {
-        // A length the machine cannot reserve (a worker may announce 4 GiB and send nothing):
-        // grow as the bytes arrive, as before.
-      }
+    std::uint64_t wanted = consumed_ + std::min(frame_bytes, reserve_ahead_bytes);
+    if (frame_bytes <= max_frame_bytes && wanted > buffer_.capacity()) {
+      buffer_.reserve(wanted);
     }
   }
 }

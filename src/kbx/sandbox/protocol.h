@@ -27,6 +27,8 @@ constexpr int protocol_version = 1;
 
 /// Upper bound on a frame (header + payload); larger frames are protocol errors.
 constexpr std::uint64_t max_frame_bytes = std::uint64_t{4} << 30;
+/// FrameReader reserves a frame's announced length ahead of its bytes up to this much.
+constexpr std::uint64_t reserve_ahead_bytes = std::uint64_t{256} << 20;
 
 /// Serialises a frame: u32 header_len LE, u64 payload_len LE, header, payload.
 std::vector<std::uint8_t> encode_frame(const Frame& frame);
