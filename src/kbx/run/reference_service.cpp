@@ -131,6 +131,11 @@ ReferenceService::Lane& ReferenceService::lane(int gpu) {
 }
 
 std::size_t ReferenceService::max_output_workers() const {
+  if (options_.device != "cuda") {
+    // On the CPU the reference's work competes for the same cores as the candidates': more
+    // reference workers only slow the candidates' stages (a serve load test timed out with them).
+    return 1;
+  }
   std::size_t gpus = std::max<std::size_t>(1, options_.gpus.size());
   std::size_t jobs = static_cast<std::size_t>(std::max(1, options_.jobs));
   return std::clamp<std::size_t>((jobs + gpus - 1) / gpus, 1, 4);

@@ -111,7 +111,8 @@ class ReferenceService {
   /// lane last (it may be timing), else the next in turn once it is free.
   std::unique_lock<std::mutex> output_lane(int gpu, Lane*& chosen);
   /// Reference workers for correctness work per GPU: the jobs per GPU, at most 4 (each holds a
-  /// CUDA context and its own cached memory).
+  /// CUDA context and its own cached memory); one on the CPU, where they would share the
+  /// candidates' cores.
   [[nodiscard]] std::size_t max_output_workers() const;
   sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
   /// `--rules kernelbenchx`: references at the task's own precision, no magnitudes for bounds.
