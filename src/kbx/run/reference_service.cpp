@@ -232,24 +232,22 @@ std::filesystem::path ReferenceService::cache_path(const suite::Task& task,
   return options_.cache_dir / "reference" / id.substr(0, 2) / (id + ".kbxref");
 }
 
+std::shared_ptr<const CaseOutputs> ReferenceService::kept_outputs(const suite::Task& task, int gpu) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = outputs_.find(lane_key(task, gpu));
+  return it == outputs_.end() ? nullptr : it->second;
+}
+
 Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const suite::Task& task,
                                                                           int gpu) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = outputs_.find(lane_key(task, gpu));
-    if (it != outputs_.end()) {
-      return it->second;
-    }
+  if (auto kept = kept_outputs(task, gpu)) {
+    return kept;
   }
   Lane* chosen = nullptr;
   auto lane_lock = output_lane(gpu, chosen);
   Lane& l = *chosen;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);  // another lane may have computed them meanwhile
-    auto it = outputs_.find(lane_key(task, gpu));
-    if (it != outputs_.end()) {
-      return it->second;
-    }
+  if (auto kept = kept_outputs(task, gpu)) {  // another lane may have computed them meanwhile
+    return kept;
   }
   worker(l, gpu);
   auto calls = suite::resolve_cases(task, options_.seed);

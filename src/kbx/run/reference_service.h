@@ -114,6 +114,8 @@ class ReferenceService {
   /// CUDA context and its own cached memory); one on the CPU, where they would share the
   /// candidates' cores.
   [[nodiscard]] std::size_t max_output_workers() const;
+  /// The case outputs this session already holds for the task on `gpu`, or null.
+  std::shared_ptr<const CaseOutputs> kept_outputs(const suite::Task& task, int gpu);
   sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
   /// `--rules kernelbenchx`: references at the task's own precision, no magnitudes for bounds.
   [[nodiscard]] bool public_rules() const { return options_.rules == "kernelbenchx"; }

@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "kbx/common/strings.h"
@@ -317,7 +317,6 @@ Json describe_leaves(const std::vector<OutputLeaf>& leaves, std::uint64_t& offse
 Json encode_leaves(const std::vector<OutputLeaf>& leaves, std::vector<std::uint8_t>& payload) {
   std::uint64_t offset = payload.size();
   Json out = describe_leaves(leaves, offset);
-  payload.reserve(offset);  // one allocation, not a chain of doublings
   for (const auto& leaf : leaves) {
     if (leaf.kind == LeafKind::tensor) {
       payload.insert(payload.end(), leaf.tensor.data.begin(), leaf.tensor.data.end());
