@@ -44,6 +44,9 @@ class FrameReader {
   /// The next complete frame, nullopt if more bytes are needed, or an Error(protocol) for a
   /// malformed frame (after which the stream is unusable).
   std::optional<Result<Frame>> next();
+  /// Bytes the reader holds room for (frames in progress): bounded by what arrived and
+  /// reserve_ahead_bytes, whatever length a worker announces.
+  [[nodiscard]] std::size_t reserved() const { return buffer_.capacity(); }
 
  private:
   std::vector<std::uint8_t> buffer_;

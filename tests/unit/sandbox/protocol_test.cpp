@@ -93,11 +93,27 @@ TEST(EncodeFrame, WritesLittleEndianLengthsThenHeaderThenPayload) {
 }
 
 TEST(EncodeFrame, TheHeadThenThePayloadIsTheWholeFrame) {
-  Frame frame = frame_with(Json{{"op", "x"}, {"n", 2}}, {9, 8, 7, 6});
+  Frame frame = frame_with(Json{{"op", "x"}}, {9, 8, 7, 6});
   std::string head = encode_frame_head(frame, frame.payload.size());
+  EXPECT_EQ(Bytes(head.begin(), head.end()), raw_frame(R"({"op":"x"})", 4));  // lengths, header
   Bytes joined(head.begin(), head.end());
   joined.insert(joined.end(), frame.payload.begin(), frame.payload.end());
   EXPECT_EQ(joined, encode_frame(frame));
+}
+
+TEST(FrameReader, AnAnnouncedLengthReservesAtMostTheCapAheadOfTheBytes) {
+  // A worker may announce a frame near the 4 GiB limit and send nothing after its prefix.
+  Bytes prefix = raw_frame(R"({"op":"x"})", (std::uint64_t{4} << 30) - 64, {});
+  prefix.resize(12);
+  FrameReader reader;
+  feed(reader, prefix);
+  EXPECT_FALSE(reader.next().has_value());
+  EXPECT_LE(reader.reserved(), reserve_ahead_bytes);
+  // A frame under the cap gets its whole length at once.
+  Bytes small = encode_frame(frame_with(Json{{"op", "y"}}, Bytes(3'000'000, 7)));
+  FrameReader second;
+  feed(second, Bytes(small.begin(), small.begin() + 12));
+  EXPECT_GE(second.reserved(), small.size());
 }
 
 TEST(FrameReader, RoundTripsAFrameWithAPayload) {
