@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # PyTorch eager against the contracts over many input draws (issue 5: a correct kernel must never
 # fail by chance): `kbx suite check --controls eager` in chunks of CHUNK draws per case, each chunk
-# with its own base seed and a reference cache deleted after it (the cases of 1,000 draws would not
-# fit on disk), then a table of draws passed per task and every failure.
+# with its own base seed and the reference outputs kept in memory only (--no-output-cache: the cases
+# of 1,000 draws would not fit on disk), then a table of draws passed per task and every failure.
 # usage: tools/eager_seeds.sh SEEDS [CHUNK (20)] [TASK_GLOB ...]
 #   env: DEVICE (cuda where nvidia-smi works, else cpu), RESULTS (/tmp/kbx-seeds), KBX, OUT, JOBS,
+#        REF_WORKERS (kbx suite check --reference-workers),
 #        BUDGET_S (start no chunk that the slowest chunk so far says would end past this many
 #        seconds; the table then counts the draws that ran)
 set -uo pipefail
@@ -33,7 +34,8 @@ for ((b = 0; b < chunks; b++)); do
   fi
   c0=$(date +%s)
   "$KBX" suite check "$@" --controls eager --seeds "$n" --seed $((1000 + b)) --no-perf --device "$device" \
-    ${JOBS:+--jobs "$JOBS"} -o "$results/chunk$b" --cache-dir "$results/cache" >"$results/chunk$b.log" 2>&1
+    ${JOBS:+--jobs "$JOBS"} ${REF_WORKERS:+--reference-workers "$REF_WORKERS"} --no-output-cache \
+    -o "$results/chunk$b" --cache-dir "$results/cache" >"$results/chunk$b.log" 2>&1
   rc=$?
   rm -rf "$results/cache"
   (( $(date +%s) - c0 > slowest )) && slowest=$(( $(date +%s) - c0 ))

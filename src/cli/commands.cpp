@@ -849,6 +849,8 @@ struct CheckArgs {
   std::vector<std::string> tasks;  ///< globs over task keys; empty: every task
   int seeds = 3;
   std::string controls;
+  bool no_output_cache = false;
+  int reference_workers = 0;
 };
 
 int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std::string>& argv) {
@@ -856,6 +858,8 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
   options.run = eval_options(e, argv);
   options.run.perf = options.run.perf && options.run.device == "cuda";
   options.seeds = std::max(1, c.seeds);
+  options.run.cache_reference_outputs = !c.no_output_cache;
+  options.run.reference_workers = c.reference_workers;
   for (const auto& name : split(c.controls, ',')) {
     std::string n(trim(name));
     if (n.empty()) {
@@ -885,8 +889,27 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
   TerminalProgress progress(stderr, isatty(fileno(stderr)) != 0, use_color(stderr));
   fmt::print(stderr, "kbx: checking {} tasks on {} with {} input draws per case\n", tasks.size(),
              options.run.device, options.seeds);
-  auto report = run::run_suite_check(options, s, tasks, progress, g_stop);
+  std::unique_ptr<Trace> trace;
+  if (!e.trace.empty()) {
+    trace = std::make_unique<Trace>();
+    options.run.trace = trace.get();
+  }
+  auto write_trace = [&] {
+    if (trace != nullptr) {
+      trace->write(e.trace);
+      fmt::print(stderr, "kbx: trace of {} spans written to {}\n", trace->size(), e.trace);
+    }
+  };
+  run::CheckReport report;
+  try {
+    report = run::run_suite_check(options, s, tasks, progress, g_stop);
+  } catch (...) {
+    progress.finish();
+    write_trace();
+    throw;
+  }
   progress.finish();
+  write_trace();
   std::map<std::string, int> failures_by_task;
   for (const auto& r : report.results) {
     if (!r.as_expected()) {
@@ -1319,6 +1342,18 @@ int run_cli(int argc, char** argv) {
   check_cmd->add_option("--suite", ce.suite_root, "Suite folder (default: the bundled suites/kernelbenchx)");
   check_cmd->add_option("--python", ce.python, "Python with torch and triton");
   check_cmd->add_option("--cache-dir", ce.cache_dir, "Reference-output cache (default: ~/.cache/kbx)");
+  check_cmd->add_flag("--no-output-cache", check_args.no_output_cache,
+                      "Keep the reference outputs in memory only, not in the cache dir (many draws "
+                      "that no later run asks for again: tools/eager_seeds.sh)");
+  check_cmd
+      ->add_option("--reference-workers", check_args.reference_workers,
+                   "Trusted reference workers per GPU computing the cases' expected outputs "
+                   "(default: the jobs per GPU, at most 4; 1 on the CPU)")
+      ->check(CLI::Range(1, 64));
+  check_cmd
+      ->add_option("--trace", ce.trace,
+                   "Write the check's timeline to FILE (Chrome trace-event JSON, as `kbx eval --trace`)")
+      ->option_text("FILE");
 
   EvalArgs e;
   auto* eval_cmd = app.add_subcommand("eval", "Evaluate a submission source; resumes an existing -o folder");

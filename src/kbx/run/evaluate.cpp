@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -236,8 +237,9 @@ struct Evaluation {
     return true;
   }
 
-  bool run_cases(const CaseOutputs& expected) {
-    auto calls = suite::resolve_cases(task, ctx.options.seed);
+  /// Runs `calls` (a batch of the task's resolved calls) in the candidate; false once the
+  /// evaluation is decided (no reply, tampering, an error reply, a malformed one).
+  bool run_case_batch(const std::vector<suite::ResolvedCall>& calls, std::vector<CaseResult>& into) {
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
                             {"cases", cases_json(task, calls, /*for_reference=*/false)}},
                        {}};
@@ -250,7 +252,7 @@ struct Evaluation {
       auto start = Clock::now();
       TraceScope span(ctx.options.trace, "cases", "stage", Json{{"task", task.key}});
       reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
-      rec.time_cases_ms = ms_since(start);
+      rec.time_cases_ms += ms_since(start);
     }
     if (!reply.ok()) {
       fail_no_reply(reply, "cases", timeout);
@@ -268,6 +270,45 @@ struct Evaluation {
     if (!results) {
       violation("cases", results.error().what());
       return false;
+    }
+    std::move(results->begin(), results->end(), std::back_inserter(into));
+    return true;
+  }
+
+  bool run_cases(const CaseOutputs& expected) {
+    auto calls = suite::resolve_cases(task, ctx.options.seed);
+    // One request for a loaded task; one per draw under `kbx suite check --seeds` (calls_per_request).
+    const std::size_t per_request = suite::calls_per_request(task);
+    Result<std::vector<CaseResult>> results = std::vector<CaseResult>{};
+    rec.time_cases_ms = 0;
+    for (std::size_t begin = 0; begin < calls.size(); begin += per_request) {
+      std::size_t end = std::min(calls.size(), begin + std::min(per_request, calls.size()));
+      std::vector<suite::ResolvedCall> batch(calls.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             calls.begin() + static_cast<std::ptrdiff_t>(end));
+      if (!run_case_batch(batch, results.value())) {
+        return false;
+      }
+      if (end == calls.size()) {
+        break;
+      }
+      auto& got = results.value();
+      if (got.size() != end) {  // checked here, before anything is filled in after it
+        violation("cases", fmt::format("the worker answered {} results for {} cases",
+                                       got.size() - begin, end - begin));
+        return false;
+      }
+      bool stopped = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        stopped = stopped || stops_the_run(calls[i], got[i]);
+      }
+      if (stopped) {  // the run ends here, as it would have in one request
+        for (std::size_t i = end; i < calls.size(); ++i) {
+          CaseResult not_run;  // status not_run
+          not_run.index = static_cast<int>(i);
+          got.push_back(std::move(not_run));
+        }
+        break;
+      }
     }
     if (auto bad = find_case_reply_violation(calls, results.value())) {
       violation("cases", *bad);
@@ -399,19 +440,31 @@ struct Evaluation {
       subset.push_back(calls[i]);
       outputs.push_back(&results[i].outputs);
     }
-    Result<std::vector<CaseResult>> forms = Error(ErrorKind::worker, "not run");
-    {
-      auto waiting = Clock::now();
-      sandbox::SharedGpuHold hold(ctx.gpu_lock);
-      rec.time_queue_ms += ms_since(waiting);
-      forms = ctx.references.canonicalize(task, subset, outputs);
+    // Batches of one draw's size, as the cases ran (calls_per_request).
+    const std::size_t per_request = std::min(suite::calls_per_request(task), subset.size());
+    std::vector<CaseResult> forms;
+    for (std::size_t begin = 0; begin < subset.size(); begin += per_request) {
+      std::size_t end = std::min(subset.size(), begin + per_request);
+      std::vector<suite::ResolvedCall> calls_part(subset.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                  subset.begin() + static_cast<std::ptrdiff_t>(end));
+      std::vector<const std::vector<OutputLeaf>*> outputs_part(
+          outputs.begin() + static_cast<std::ptrdiff_t>(begin),
+          outputs.begin() + static_cast<std::ptrdiff_t>(end));
+      Result<std::vector<CaseResult>> part = Error(ErrorKind::worker, "not run");
+      {
+        auto waiting = Clock::now();
+        sandbox::SharedGpuHold hold(ctx.gpu_lock);
+        rec.time_queue_ms += ms_since(waiting);
+        part = ctx.references.canonicalize(task, calls_part, outputs_part);
+      }
+      if (!part) {
+        finish(Outcome::skipped, "reference_error",
+               fmt::format("canonical forms could not be computed: {}", part.error().what()));
+        return false;
+      }
+      std::move(part->begin(), part->end(), std::back_inserter(forms));
     }
-    if (!forms) {
-      finish(Outcome::skipped, "reference_error",
-             fmt::format("canonical forms could not be computed: {}", forms.error().what()));
-      return false;
-    }
-    judge_canonical_forms(judgement, expected, forms.value(), contract);
+    judge_canonical_forms(judgement, expected, forms, contract);
     return true;
   }
 

@@ -23,10 +23,6 @@ bool stops_everything(const CaseResult& r) {
   return kind == "gpu_fault" || kind == "input_error";
 }
 
-/// True when a result ends the run of cases: later cases may be `not_run`.
-bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r) {
-  return r.status == CaseStatus::error && (call.raises.empty() || stops_everything(r));
-}
 
 /// The leaves of the return value alone: what --rules kernelbenchx compares.
 std::vector<OutputLeaf> return_leaves(const std::vector<OutputLeaf>& leaves) {
@@ -85,6 +81,10 @@ bool is_unmutated_input(const std::string& path, const JudgeRules& rules) {
   }
   return std::find(rules.mutated_args.begin(), rules.mutated_args.end(), index) ==
          rules.mutated_args.end();
+}
+
+bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r) {
+  return r.status == CaseStatus::error && (call.raises.empty() || stops_everything(r));
 }
 
 std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,

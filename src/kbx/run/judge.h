@@ -24,6 +24,10 @@ struct Decision {
   std::string detail;
 };
 
+/// True when a result ends the run of cases: later cases may be `not_run` (an error of a case that
+/// is not meant to raise, or one that says the device or the task data is gone).
+bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r);
+
 /// Why a `cases` reply does not answer `calls`, or nullopt when it does. A reply must hold exactly
 /// one result per case, in case order; `not_run` is allowed only after a result that stops the run
 /// (an error of a case that is not meant to raise, or a GPU fault); launch counts and times must be

@@ -62,6 +62,13 @@ struct RunOptions {
   std::filesystem::path suite_root;
   std::filesystem::path worker_path;  ///< folder holding the kbx_worker package
   std::filesystem::path cache_dir;    ///< reference outputs cache
+  /// Whether reference case outputs are read from and written to cache_dir/reference (off for
+  /// `kbx suite check --no-output-cache`: draws that are never asked for again would only fill the
+  /// disk). Timings and torch.compile's caches stay in cache_dir either way. Not part of the identity.
+  bool cache_reference_outputs = true;
+  /// Trusted reference workers per GPU for case outputs and canonical forms (0: the default rule,
+  /// ReferenceService::max_output_workers). Not part of the identity.
+  int reference_workers = 0;
   /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
   /// the default (kbx-compile-cache in the temporary folder), "off" for none.
   std::filesystem::path compile_cache;

@@ -131,6 +131,9 @@ ReferenceService::Lane& ReferenceService::lane(int gpu) {
 }
 
 std::size_t ReferenceService::max_output_workers() const {
+  if (options_.reference_workers > 0) {
+    return static_cast<std::size_t>(options_.reference_workers);
+  }
   if (options_.device != "cuda") {
     // On the CPU the reference's work competes for the same cores as the candidates': more
     // reference workers only slow the candidates' stages (a serve load test timed out with them).
@@ -238,6 +241,15 @@ std::shared_ptr<const CaseOutputs> ReferenceService::kept_outputs(const suite::T
   return it == outputs_.end() ? nullptr : it->second;
 }
 
+void ReferenceService::forget(const suite::Task& task) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string prefix = task.key + "@";
+  for (auto it = outputs_.lower_bound(prefix);
+       it != outputs_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+    it = outputs_.erase(it);
+  }
+}
+
 Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const suite::Task& task,
                                                                           int gpu) {
   if (auto kept = kept_outputs(task, gpu)) {
@@ -254,21 +266,30 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
   auto outputs = std::make_shared<CaseOutputs>(calls.size());
   std::vector<suite::ResolvedCall> missing;
   for (const auto& c : calls) {
-    if (auto cached = read_cached(cache_path(task, c, l.device_name))) {
+    if (!options_.cache_reference_outputs) {
+      missing.push_back(c);
+    } else if (auto cached = read_cached(cache_path(task, c, l.device_name))) {
       (*outputs)[c.index] = std::move(*cached);
     } else {
       missing.push_back(c);
     }
   }
-  if (!missing.empty()) {
-    auto computed = run_cases(l, gpu, task, missing, /*all_arguments=*/true,
+  // One request per draw under `kbx suite check --seeds` (calls_per_request), else one.
+  const std::size_t per_request = suite::calls_per_request(task);
+  for (std::size_t begin = 0; begin < missing.size(); begin += per_request) {
+    std::size_t end = begin + std::min(per_request, missing.size() - begin);
+    std::vector<suite::ResolvedCall> batch(missing.begin() + static_cast<std::ptrdiff_t>(begin),
+                                           missing.begin() + static_cast<std::ptrdiff_t>(end));
+    auto computed = run_cases(l, gpu, task, batch, /*all_arguments=*/true,
                               options_.cases_timeout_s, "running the cases of " + task.key);
     if (!computed) {
       return computed.error();
     }
-    for (std::size_t i = 0; i < missing.size(); ++i) {
-      write_cached(cache_path(task, missing[i], l.device_name), computed.value()[i]);
-      (*outputs)[missing[i].index] = std::move(computed.value()[i]);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (options_.cache_reference_outputs) {
+        write_cached(cache_path(task, batch[i], l.device_name), computed.value()[i]);
+      }
+      (*outputs)[batch[i].index] = std::move(computed.value()[i]);
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -63,6 +63,11 @@ class ReferenceService {
   /// Reference outputs for the task's cases (computed on `gpu` on a cache miss).
   Result<std::shared_ptr<const CaseOutputs>> case_outputs(const suite::Task& task, int gpu);
 
+  /// Drops the case outputs kept for `task` (on every GPU): the runner calls it once the task's
+  /// last planned evaluation is done, so a session's memory holds only the tasks in flight (with
+  /// `kbx suite check --seeds N` a task's outputs are N times its cases).
+  void forget(const suite::Task& task);
+
   /// Reference outputs for `calls` (perf rechecks: perf-sized calls with their own seeds),
   /// computed now and never cached. One entry per call, in order; for exact-reference tasks each
   /// entry also holds its working-precision output.
@@ -110,9 +115,9 @@ class ReferenceService {
   /// A lane for correctness work (cases, canonical forms), locked: a free one if any, the timing
   /// lane last (it may be timing), else the next in turn once it is free.
   std::unique_lock<std::mutex> output_lane(int gpu, Lane*& chosen);
-  /// Reference workers for correctness work per GPU: the jobs per GPU, at most 4 (each holds a
-  /// CUDA context and its own cached memory); one on the CPU, where they would share the
-  /// candidates' cores.
+  /// Reference workers for correctness work per GPU: RunOptions::reference_workers when set;
+  /// else the jobs per GPU, at most 4 (each holds a CUDA context and its own cached memory); one
+  /// on the CPU, where they would share the candidates' cores.
   [[nodiscard]] std::size_t max_output_workers() const;
   /// The case outputs this session already holds for the task on `gpu`, or null.
   std::shared_ptr<const CaseOutputs> kept_outputs(const suite::Task& task, int gpu);

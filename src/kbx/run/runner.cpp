@@ -133,6 +133,9 @@ class Session {
       : options_(options), db_(db), session_id_(session_id), progress_(progress), stop_(stop) {}
 
   void run(const std::vector<PlanItem>& items, int total_in_plan, int already_done) {
+    for (const auto& item : items) {
+      ++unfinished_[item.task->key];
+    }
     start_workers();
     time_references(items);
     done_ = already_done;
@@ -250,6 +253,7 @@ class Session {
           return;
         }
         evaluate_one(items[i], gpu);
+        task_item_done(*items[i].task);
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -273,6 +277,18 @@ class Session {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return died && stop_.load();
+  }
+
+  /// Counts down the task's planned evaluations; after its last one, its kept reference outputs
+  /// are dropped (ReferenceService::forget).
+  void task_item_done(const suite::Task& task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--unfinished_[task.key] > 0) {
+        return;
+      }
+    }
+    workers_->references().forget(task);
   }
 
   void evaluate_one(const PlanItem& item, int gpu) {
@@ -301,6 +317,7 @@ class Session {
   const std::atomic<bool>& stop_;
   std::unique_ptr<Workers> workers_;
   std::mutex mutex_;
+  std::map<std::string, int> unfinished_;  // task key -> planned evaluations not done yet
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr failure_;

@@ -200,6 +200,7 @@ std::vector<Control> task_controls(const suite::Task& task, const std::vector<st
 suite::Task with_seeds(const suite::Task& task, int seeds) {
   suite::Task out = task;
   out.cases.clear();
+  out.draws = std::max(1, seeds);
   for (int k = 0; k < std::max(1, seeds); ++k) {
     for (const auto& c : task.cases) {
       suite::TestCase copy = c;

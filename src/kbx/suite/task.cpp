@@ -1,6 +1,8 @@
 // Task helpers: entry names, seeds and resolved calls.
 #include "kbx/suite/task.h"
 
+#include <algorithm>
+#include <limits>
 #include <fmt/format.h>
 
 #include "kbx/common/hash.h"
@@ -41,6 +43,13 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
     }
   }
   return calls;
+}
+
+std::size_t calls_per_request(const Task& task) {
+  if (task.draws <= 1) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  return std::max<std::size_t>(1, task.cases.size() / static_cast<std::size_t>(task.draws));
 }
 
 std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed) {

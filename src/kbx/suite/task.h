@@ -66,6 +66,10 @@ struct Task {
   /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
   bool exact_reference = false;
   std::vector<TestCase> cases;
+  /// `kbx suite check --seeds N` repeats the cases N times with other seeds (run/suite_check.cpp):
+  /// then a request to a worker carries one draw's cases (calls_per_request), so the replies of
+  /// many draws never meet the frame limit at once. 1 for a task as loaded.
+  int draws = 1;
   std::vector<Workload> workloads;  ///< empty when the task has no perf section
   std::string bytes_model;          ///< the perf.bytes expression
   std::string flops_model;          ///< the perf.flops expression
@@ -87,6 +91,10 @@ std::uint64_t derive_seed(const std::string& key, const std::string& what, std::
 /// The task's cases, resolved for a run with `base_seed`, then the recheck: the first case that
 /// returns, again, named "<name>/recheck", with its own seed ("recheck|<name>").
 std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed);
+
+/// How many of the task's resolved calls one run_cases or canonicalize request carries: all of them
+/// for a loaded task, one draw's cases (at least 1) for a task with draws > 1.
+std::size_t calls_per_request(const Task& task);
 
 /// Shrinks every perf workload to about `scale` of its bytes (`kbx eval --perf-scale`, for GPUs
 /// with less memory): the parameters that size its inputs (those in tensor shapes and builder

@@ -276,6 +276,53 @@ TEST_F(JudgeTest, ACaseThatRanAfterARunEndingErrorIsAViolation) {
   EXPECT_EQ(evaluate().outcome, "protocol_violation");
 }
 
+// `kbx suite check --seeds N`: the task's cases are N draws, and each draw is a request of its own,
+// so the replies of many draws never meet the frame limit at once.
+TEST_F(JudgeTest, ManyDrawsAreOneRequestPerDraw) {
+  task_.draws = task_cases;  // one case per draw, then the recheck alone
+  channel_.say(loaded());
+  for (int i = 0; i < case_count; ++i) {
+    std::vector<std::uint8_t> payload;
+    Json results = Json::array({ok_result(i, expected_values, payload)});
+    channel_.say(cases(results, payload));
+  }
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_EQ(rec.cases.size(), 4U);
+  ASSERT_EQ(channel_.requests.size(), 1U + case_count);
+  for (int i = 0; i < case_count; ++i) {
+    const Json& req = channel_.requests[1 + static_cast<std::size_t>(i)];
+    EXPECT_EQ(req["op"], "run_cases");
+    ASSERT_EQ(req["cases"].size(), 1U);
+    EXPECT_EQ(req["cases"][0]["index"], i) << "each case keeps its place in the whole run";
+  }
+}
+
+TEST_F(JudgeTest, ARunEndingErrorInOneDrawSendsNoLaterDraw) {
+  task_.draws = task_cases;
+  std::vector<std::uint8_t> payload;
+  Json first = Json::array({ok_result(0, expected_values, payload)});
+  channel_.say(loaded());
+  channel_.say(cases(first, payload));
+  channel_.say(cases(Json::array({error_result(1, "ValueError")})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "runtime_error") << rec.detail;
+  EXPECT_EQ(rec.reason, "ValueError");
+  EXPECT_EQ(channel_.requests.size(), 3U) << "the draws after the error are not asked for";
+}
+
+TEST_F(JudgeTest, ADrawAnsweredWithTheWrongCountIsAViolation) {
+  task_.draws = task_cases;
+  std::vector<std::uint8_t> payload;
+  Json two = Json::array({ok_result(0, expected_values, payload),
+                          ok_result(1, expected_values, payload)});
+  channel_.say(loaded());
+  channel_.say(cases(two, payload));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "protocol_violation");
+  EXPECT_CONTAINS(rec.detail, "2 results for 1 cases");
+}
+
 class JudgeRaisingTest : public JudgeTest {
  protected:
   void SetUp() override {

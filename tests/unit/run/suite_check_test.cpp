@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace kbx::run {
 namespace {
@@ -37,6 +38,15 @@ TEST(WithSeeds, SeedZeroKeepsNamesAndLaterSeedsRenameEveryCase) {
   auto a = resolve_cases(t, 0);
   EXPECT_NE(a[0].seed, a[2].seed) << "each draw gets its own inputs";
   EXPECT_EQ(with_seeds(task_with({}), 0).cases.size(), 2U);
+}
+
+TEST(WithSeeds, EachDrawIsOneRequest) {
+  EXPECT_EQ(suite::calls_per_request(task_with({"float32"})), std::numeric_limits<std::size_t>::max())
+      << "a task as loaded sends all its cases at once";
+  auto t = with_seeds(task_with({"float32"}), 3);
+  EXPECT_EQ(t.draws, 3);
+  EXPECT_EQ(suite::calls_per_request(t), 2U);
+  EXPECT_EQ(with_seeds(task_with({"float32"}), 1).draws, 1);
 }
 
 TEST(TaskControls, LowPrecisionOnlyForFloat32DataAndUpstreamOnlyWhenDefined) {
