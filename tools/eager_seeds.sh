@@ -5,7 +5,8 @@
 # of 1,000 draws would not fit on disk), then a table of draws passed per task and every failure.
 # usage: tools/eager_seeds.sh SEEDS [CHUNK (20)] [TASK_GLOB ...]
 #   env: DEVICE (cuda where nvidia-smi works, else cpu), RESULTS (/tmp/kbx-seeds), KBX, OUT, JOBS,
-#        REF_WORKERS (kbx suite check --reference-workers),
+#        REF_WORKERS (kbx suite check --reference-workers), SEED_BASE (1000: chunk b uses base seed
+#        SEED_BASE + b; give each run its own range, or its draws repeat an earlier run's),
 #        BUDGET_S (start no chunk that the slowest chunk so far says would end past this many
 #        seconds; the table then counts the draws that ran)
 set -uo pipefail
@@ -23,6 +24,7 @@ if [ -z "${KBX:-}" ]; then
   else KBX=build/kbx; fi
 fi
 chunks=$(( (seeds + chunk - 1) / chunk ))
+seed_base="${SEED_BASE:-1000}"
 t0=$(date +%s)
 slowest=0
 ran=0
@@ -33,14 +35,14 @@ for ((b = 0; b < chunks; b++)); do
     break
   fi
   c0=$(date +%s)
-  "$KBX" suite check "$@" --controls eager --seeds "$n" --seed $((1000 + b)) --no-perf --device "$device" \
+  "$KBX" suite check "$@" --controls eager --seeds "$n" --seed $((seed_base + b)) --no-perf --device "$device" \
     ${JOBS:+--jobs "$JOBS"} ${REF_WORKERS:+--reference-workers "$REF_WORKERS"} --no-output-cache \
     -o "$results/chunk$b" --cache-dir "$results/cache" >"$results/chunk$b.log" 2>&1
   rc=$?
   rm -rf "$results/cache"
   (( $(date +%s) - c0 > slowest )) && slowest=$(( $(date +%s) - c0 ))
   ran=$(( ran + n ))
-  echo "chunk $((b + 1))/$chunks: $n draws, base seed $((1000 + b)), exit $rc, $(( $(date +%s) - t0 )) s so far"
+  echo "chunk $((b + 1))/$chunks: $n draws, base seed $((seed_base + b)), exit $rc, $(( $(date +%s) - t0 )) s so far"
 done
 "$py" - "$results" "$chunk" "$ran" "$device" <<'PY'
 import glob, sqlite3, sys
