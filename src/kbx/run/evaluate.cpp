@@ -441,7 +441,8 @@ struct Evaluation {
       outputs.push_back(&results[i].outputs);
     }
     // Batches of one draw's size, as the cases ran (calls_per_request).
-    const std::size_t per_request = std::min(suite::calls_per_request(task), subset.size());
+    const std::size_t per_request =
+        std::max<std::size_t>(1, std::min(suite::calls_per_request(task), subset.size()));
     std::vector<CaseResult> forms;
     for (std::size_t begin = 0; begin < subset.size(); begin += per_request) {
       std::size_t end = std::min(subset.size(), begin + per_request);
