@@ -397,6 +397,35 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   return o;
 }
 
+/// Runs `run` (a run_eval or run_suite_check) with `--trace FILE`: a Trace in `slot` while it runs
+/// (none without the flag), written to FILE when it returns or throws (what was traced until the
+/// failure), after the progress line is finished.
+template <typename Fn>
+auto traced_run(const std::string& path, Trace*& slot, TerminalProgress& progress, Fn&& run) {
+  std::unique_ptr<Trace> trace;
+  if (!path.empty()) {
+    trace = std::make_unique<Trace>();
+    slot = trace.get();
+  }
+  auto finish = [&] {
+    progress.finish();
+    slot = nullptr;
+    if (trace != nullptr) {
+      trace->write(path);
+      fmt::print(stderr, "kbx: trace of {} spans written to {} (open it in https://ui.perfetto.dev "
+                 "or chrome://tracing)\n", trace->size(), path);
+    }
+  };
+  try {
+    auto result = run();
+    finish();
+    return result;
+  } catch (...) {
+    finish();
+    throw;
+  }
+}
+
 int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   auto options = eval_options(a, argv);
   // One writer per folder, taken before anything is read or written (docs/architecture.md).
@@ -409,28 +438,8 @@ int cmd_eval(const EvalArgs& a, const std::vector<std::string>& argv) {
   fmt::print(stderr, "kbx: device {}{}, {} jobs, suite {}\n", options.device,
              options.device == "cuda" ? fmt::format(" (GPUs {})", fmt::join(options.gpus, ",")) : "",
              options.jobs, options.suite_root.string());
-  std::unique_ptr<Trace> trace;
-  if (!a.trace.empty()) {
-    trace = std::make_unique<Trace>();
-    options.trace = trace.get();
-  }
-  auto write_trace = [&] {
-    if (trace != nullptr) {
-      trace->write(a.trace);
-      fmt::print(stderr, "kbx: trace of {} spans written to {} (open it in https://ui.perfetto.dev "
-                 "or chrome://tracing)\n", trace->size(), a.trace);
-    }
-  };
-  run::RunSummary summary;
-  try {
-    summary = run::run_eval(options, s, progress, g_stop);
-  } catch (...) {
-    progress.finish();
-    write_trace();  // what was traced until the failure
-    throw;
-  }
-  progress.finish();
-  write_trace();
+  auto summary = traced_run(a.trace, options.trace, progress,
+                            [&] { return run::run_eval(options, s, progress, g_stop); });
   auto db = store::Database::open(options.out_dir / "kbx.db");
   auto model = report::build_report_model(*db);
   fmt::print("{}", report::render_terminal_summary(model, use_color(stdout)));
@@ -889,27 +898,9 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
   TerminalProgress progress(stderr, isatty(fileno(stderr)) != 0, use_color(stderr));
   fmt::print(stderr, "kbx: checking {} tasks on {} with {} input draws per case\n", tasks.size(),
              options.run.device, options.seeds);
-  std::unique_ptr<Trace> trace;
-  if (!e.trace.empty()) {
-    trace = std::make_unique<Trace>();
-    options.run.trace = trace.get();
-  }
-  auto write_trace = [&] {
-    if (trace != nullptr) {
-      trace->write(e.trace);
-      fmt::print(stderr, "kbx: trace of {} spans written to {}\n", trace->size(), e.trace);
-    }
-  };
-  run::CheckReport report;
-  try {
-    report = run::run_suite_check(options, s, tasks, progress, g_stop);
-  } catch (...) {
-    progress.finish();
-    write_trace();
-    throw;
-  }
-  progress.finish();
-  write_trace();
+  auto report = traced_run(e.trace, options.run.trace, progress, [&] {
+    return run::run_suite_check(options, s, tasks, progress, g_stop);
+  });
   std::map<std::string, int> failures_by_task;
   for (const auto& r : report.results) {
     if (!r.as_expected()) {

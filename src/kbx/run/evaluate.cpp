@@ -277,57 +277,52 @@ struct Evaluation {
 
   bool run_cases(const CaseOutputs& expected) {
     auto calls = suite::resolve_cases(task, ctx.options.seed);
-    // One request for a loaded task; one per draw under `kbx suite check --seeds` (calls_per_request).
-    const std::size_t per_request = suite::calls_per_request(task);
-    Result<std::vector<CaseResult>> results = std::vector<CaseResult>{};
+    // One request for a loaded task; one per draw under `kbx suite check --seeds` (request_ranges).
+    std::vector<CaseResult> results;
     rec.time_cases_ms = 0;
-    for (std::size_t begin = 0; begin < calls.size(); begin += per_request) {
-      std::size_t end = std::min(calls.size(), begin + std::min(per_request, calls.size()));
-      std::vector<suite::ResolvedCall> batch(calls.begin() + static_cast<std::ptrdiff_t>(begin),
-                                             calls.begin() + static_cast<std::ptrdiff_t>(end));
-      if (!run_case_batch(batch, results.value())) {
+    for (auto [begin, end] : suite::request_ranges(task, calls.size())) {
+      if (!run_case_batch(suite::slice(calls, begin, end), results)) {
         return false;
       }
       if (end == calls.size()) {
         break;
       }
-      auto& got = results.value();
-      if (got.size() != end) {  // checked here, before anything is filled in after it
+      if (results.size() != end) {  // checked here, before anything is filled in after it
         violation("cases", fmt::format("the worker answered {} results for {} cases",
-                                       got.size() - begin, end - begin));
+                                       results.size() - begin, end - begin));
         return false;
       }
       bool stopped = false;
       for (std::size_t i = begin; i < end; ++i) {
-        stopped = stopped || stops_the_run(calls[i], got[i]);
+        stopped = stopped || stops_the_run(calls[i], results[i]);
       }
       if (stopped) {  // the run ends here, as it would have in one request
         for (std::size_t i = end; i < calls.size(); ++i) {
           CaseResult not_run;  // status not_run
           not_run.index = static_cast<int>(i);
-          got.push_back(std::move(not_run));
+          results.push_back(std::move(not_run));
         }
         break;
       }
     }
-    if (auto bad = find_case_reply_violation(calls, results.value())) {
+    if (auto bad = find_case_reply_violation(calls, results)) {
       violation("cases", *bad);
       return false;
     }
     auto start = Clock::now();
     JudgeRules rules{ctx.options.rules, ctx.options.require_triton, !task.canonical.empty(),
                      task.mutated_args, task.mutated_kwargs};
-    CaseJudgement judgement = judge_case_results(calls, results.value(), expected, contract, rules);
+    CaseJudgement judgement = judge_case_results(calls, results, expected, contract, rules);
     if (!judgement.first_error && !judgement.pending_canonical.empty() &&
-        !judge_canonical(calls, results.value(), expected, judgement)) {
+        !judge_canonical(calls, results, expected, judgement)) {
       rec.time_compare_ms = ms_since(start);
       return false;
     }
     rec.time_compare_ms = ms_since(start);
-    add_case_inventory(results.value());
+    add_case_inventory(results);
     rec.triton_launches = judgement.triton_launches;
     rec.triton_ok = judgement.triton_launches > 0;
-    Decision d = decide_cases(judgement, calls, results.value(), rules);
+    Decision d = decide_cases(judgement, calls, results, rules);
     rec.cases = std::move(judgement.cases);
     finish(d);
     rec.call_ok = d.outcome == Outcome::ok || d.outcome == Outcome::incorrect ||
@@ -440,23 +435,16 @@ struct Evaluation {
       subset.push_back(calls[i]);
       outputs.push_back(&results[i].outputs);
     }
-    // Batches of one draw's size, as the cases ran (calls_per_request).
-    const std::size_t per_request =
-        std::max<std::size_t>(1, std::min(suite::calls_per_request(task), subset.size()));
+    // Batches of one draw's size, as the cases ran (request_ranges).
     std::vector<CaseResult> forms;
-    for (std::size_t begin = 0; begin < subset.size(); begin += per_request) {
-      std::size_t end = std::min(subset.size(), begin + per_request);
-      std::vector<suite::ResolvedCall> calls_part(subset.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                  subset.begin() + static_cast<std::ptrdiff_t>(end));
-      std::vector<const std::vector<OutputLeaf>*> outputs_part(
-          outputs.begin() + static_cast<std::ptrdiff_t>(begin),
-          outputs.begin() + static_cast<std::ptrdiff_t>(end));
+    for (auto [begin, end] : suite::request_ranges(task, subset.size())) {
       Result<std::vector<CaseResult>> part = Error(ErrorKind::worker, "not run");
       {
         auto waiting = Clock::now();
         sandbox::SharedGpuHold hold(ctx.gpu_lock);
         rec.time_queue_ms += ms_since(waiting);
-        part = ctx.references.canonicalize(task, calls_part, outputs_part);
+        part = ctx.references.canonicalize(task, suite::slice(subset, begin, end),
+                                           suite::slice(outputs, begin, end));
       }
       if (!part) {
         finish(Outcome::skipped, "reference_error",

@@ -23,7 +23,6 @@ bool stops_everything(const CaseResult& r) {
   return kind == "gpu_fault" || kind == "input_error";
 }
 
-
 /// The leaves of the return value alone: what --rules kernelbenchx compares.
 std::vector<OutputLeaf> return_leaves(const std::vector<OutputLeaf>& leaves) {
   std::vector<OutputLeaf> out;

@@ -243,10 +243,8 @@ std::shared_ptr<const CaseOutputs> ReferenceService::kept_outputs(const suite::T
 
 void ReferenceService::forget(const suite::Task& task) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::string prefix = task.key + "@";
-  for (auto it = outputs_.lower_bound(prefix);
-       it != outputs_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
-    it = outputs_.erase(it);
+  for (int gpu : options_.gpus) {
+    outputs_.erase(lane_key(task, gpu));
   }
 }
 
@@ -274,12 +272,9 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
       missing.push_back(c);
     }
   }
-  // One request per draw under `kbx suite check --seeds` (calls_per_request), else one.
-  const std::size_t per_request = suite::calls_per_request(task);
-  for (std::size_t begin = 0; begin < missing.size(); begin += per_request) {
-    std::size_t end = begin + std::min(per_request, missing.size() - begin);
-    std::vector<suite::ResolvedCall> batch(missing.begin() + static_cast<std::ptrdiff_t>(begin),
-                                           missing.begin() + static_cast<std::ptrdiff_t>(end));
+  // One request per draw under `kbx suite check --seeds` (request_ranges), else one.
+  for (auto [begin, end] : suite::request_ranges(task, missing.size())) {
+    auto batch = suite::slice(missing, begin, end);
     auto computed = run_cases(l, gpu, task, batch, /*all_arguments=*/true,
                               options_.cases_timeout_s, "running the cases of " + task.key);
     if (!computed) {

@@ -201,7 +201,7 @@ suite::Task with_seeds(const suite::Task& task, int seeds) {
   suite::Task out = task;
   out.cases.clear();
   out.draws = std::max(1, seeds);
-  for (int k = 0; k < std::max(1, seeds); ++k) {
+  for (int k = 0; k < out.draws; ++k) {
     for (const auto& c : task.cases) {
       suite::TestCase copy = c;
       if (k > 0) {

@@ -1,9 +1,10 @@
 // Task helpers: entry names, seeds and resolved calls.
 #include "kbx/suite/task.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
-#include <fmt/format.h>
 
 #include "kbx/common/hash.h"
 
@@ -50,6 +51,17 @@ std::size_t calls_per_request(const Task& task) {
     return std::numeric_limits<std::size_t>::max();
   }
   return std::max<std::size_t>(1, task.cases.size() / static_cast<std::size_t>(task.draws));
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> request_ranges(const Task& task, std::size_t count) {
+  const std::size_t per_request = calls_per_request(task);
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t begin = 0; begin < count;) {
+    std::size_t end = begin + std::min(per_request, count - begin);
+    out.emplace_back(begin, end);
+    begin = end;
+  }
+  return out;
 }
 
 std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed) {

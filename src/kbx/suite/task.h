@@ -1,11 +1,13 @@
 // Task: one KernelBench-X task as data (docs/suite-format.md), with its calls resolved.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kbx/common/json.h"
@@ -95,6 +97,17 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
 /// How many of the task's resolved calls one run_cases or canonicalize request carries: all of them
 /// for a loaded task, one draw's cases (at least 1) for a task with draws > 1.
 std::size_t calls_per_request(const Task& task);
+
+/// `count` calls cut into the [begin, end) ranges that one request each carries
+/// (calls_per_request); one range for a loaded task, none for no calls.
+std::vector<std::pair<std::size_t, std::size_t>> request_ranges(const Task& task, std::size_t count);
+
+/// v[begin, end) as a vector of its own: one request_ranges batch of calls (or of what goes with them).
+template <typename T>
+std::vector<T> slice(const std::vector<T>& v, std::size_t begin, std::size_t end) {
+  return std::vector<T>(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                        v.begin() + static_cast<std::ptrdiff_t>(end));
+}
 
 /// Shrinks every perf workload to about `scale` of its bytes (`kbx eval --perf-scale`, for GPUs
 /// with less memory): the parameters that size its inputs (those in tensor shapes and builder

@@ -47,6 +47,11 @@ TEST(WithSeeds, EachDrawIsOneRequest) {
   EXPECT_EQ(t.draws, 3);
   EXPECT_EQ(suite::calls_per_request(t), 2U);
   EXPECT_EQ(with_seeds(task_with({"float32"}), 1).draws, 1);
+  using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
+  EXPECT_EQ(suite::request_ranges(t, 7), (Ranges{{0, 2}, {2, 4}, {4, 6}, {6, 7}}))
+      << "three draws of two cases, then the recheck alone";
+  EXPECT_EQ(suite::request_ranges(task_with({"float32"}), 3), (Ranges{{0, 3}}));
+  EXPECT_TRUE(suite::request_ranges(t, 0).empty());
 }
 
 TEST(TaskControls, LowPrecisionOnlyForFloat32DataAndUpstreamOnlyWhenDefined) {
