@@ -32,7 +32,8 @@ difference; the task's `notes` say more.
 ## Rule sets
 
 `kbx eval --rules kbx` (the default) applies everything below. `kbx eval --rules kernelbenchx`
-applies the public harness's rules with kbx's references: no Triton requirement, only return
+applies the public harness's rules with kbx's references: only the cases that mirror the public
+tests' calls (no `kbx_only` case, no recheck, no perf recheck), no Triton requirement, only return
 values compared (arguments written in place are not), KernelBench-X's tolerance table without
 kbx's error bounds against the reference computed at the task's own precision (not kbx's float64
 evaluation of exact-reference tasks), and the public metrics thresholds with absolute RMSE for the Quantization
@@ -44,9 +45,15 @@ records the rule set of every verdict (`evaluations.rules`).
 
 ## Rules for every task (kbx's rule set)
 
-These apply to all 176 tasks under `--rules kbx` and to none under `--rules kernelbenchx`; they can
-turn a verdict the public harness gives `ok` into a failure (docs/security.md says why each exists):
+These apply to all 176 tasks under `--rules kbx`, and all but the last two to none under `--rules
+kernelbenchx`; they can turn a verdict the public harness gives `ok` into a failure
+(docs/security.md says why each exists):
 
+- **Cases beyond the public calls.** Besides a case for every call the public tests make, kbx
+  runs cases of its own, marked `kbx_only` in task.json (@KBX_ONLY@): non-contiguous
+  views, size-1 and odd shapes, other arguments or dtypes the signature accepts. A kernel that is
+  right on the public calls alone (one that reads a strided view as dense memory, say) fails
+  them. `tools/upstream_cases.py` keeps the marks in step with the public calls (CI checks it).
 - **Inputs stay unchanged.** Every argument is sent back after the call and compared with the
   reference's; a kernel that writes into an input the task does not mutate is `incorrect`
   (`input_mutated`), even when its return value is right. The public harness compares return
@@ -56,11 +63,12 @@ turn a verdict the public harness gives `ok` into a failure (docs/security.md sa
 - **Triton must do the work.** Besides "a Triton kernel was launched", a Triton kernel's writes
   must reach the returned tensors in at least one case; PyTorch computing the result beside a
   token launch is `not_triton` (`torch_did_the_work`). A PyTorch fallback for some shapes passes.
-- **Plain tensors.** A tensor subclass as output is `incorrect` (`unsupported_output`).
 - **Perf recheck (GPU).** After timing, one workload runs again with fresh inputs and must match
   the reference within 100x the task's float tolerance (1e-3 to 5e-2): `perf_recheck_mismatch`.
-- **Sandbox outcomes.** `protocol_violation`, `tampered` (torch's global flags changed) and
-  `limit_exceeded` are kbx's; the public harness has no such checks.
+- **Plain tensors** (both rule sets). A tensor subclass as output is `incorrect`
+  (`unsupported_output`).
+- **Sandbox outcomes** (both rule sets). `protocol_violation`, `tampered` (torch's global flags
+  changed) and `limit_exceeded` are kbx's; the public harness has no such checks.
 
 """
 
@@ -77,7 +85,9 @@ def rows() -> list[tuple[str, str]]:
 def render() -> str:
     table = rows()
     tasks = len({k for k, _ in table})
-    text = HEADER + f"## Differences ({len(table)} rows, {tasks} tasks)\n\n| task | difference |\n|---|---|\n"
+    cases = [c for path in sorted(SUITE.glob("*/*/task.json")) for c in json.loads(path.read_text())["cases"]]
+    own = [c for c in cases if c.get("kbx_only")]
+    text = HEADER.replace("@KBX_ONLY@", f"{len(own):,} of {len(cases):,} cases") + f"## Differences ({len(table)} rows, {tasks} tasks)\n\n| task | difference |\n|---|---|\n"
     for key, line in table:
         cell = line.replace("|", "\\|")
         text += f"| {key} | {cell} |\n"

@@ -170,9 +170,13 @@ int cmd_suite_show(const SuiteArgs& a) {
   if (!t->notes.empty()) {
     fmt::print("notes       {}\n", t->notes);
   }
-  fmt::print("\ncases ({}):\n", t->cases.size());
+  auto own = std::count_if(t->cases.begin(), t->cases.end(),
+                           [](const suite::TestCase& c) { return c.kbx_only; });
+  fmt::print("\ncases ({}; {} kbx_only, not run under --rules kernelbenchx):\n", t->cases.size(),
+             own);
   for (const auto& c : t->cases) {
-    fmt::print("  {:<32} args={} kwargs={}\n", c.name, c.args.dump(), c.kwargs.dump());
+    fmt::print("  {:<32} {}args={} kwargs={}\n", c.name, c.kbx_only ? "[kbx_only] " : "",
+               c.args.dump(), c.kwargs.dump());
   }
   if (!t->workloads.empty()) {
     fmt::print("\nperf workloads ({}); bytes = {}; flops = {}\n", t->workloads.size(), t->bytes_model, t->flops_model);
@@ -264,11 +268,13 @@ struct EvalArgs {
 };
 
 /// The suite a run evaluates against: its root's tasks, with the perf workloads shrunk by
-/// --perf-scale (suite::apply_perf_scale; a no-op at 1).
+/// --perf-scale (suite::apply_perf_scale; a no-op at 1) and the cases its rule set runs
+/// (suite::apply_rules: under kernelbenchx those that mirror the public tests' calls).
 suite::Suite load_run_suite(const run::RunOptions& options) {
   auto s = load_suite_or_throw(options.suite_root);
   for (suite::Task& task : s.tasks) {
     suite::apply_perf_scale(task, options.perf_scale);
+    suite::apply_rules(task, options.rules);
   }
   return s;
 }

@@ -231,7 +231,20 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
         throw Error(ErrorKind::suite, "{}: 'raises' must name at least one exception class", case_where);
       }
     }
+    if (c.contains("kbx_only")) {
+      if (!c["kbx_only"].is_boolean()) {
+        throw Error(ErrorKind::suite, "{}: 'kbx_only' must be true or false", case_where);
+      }
+      tc.kbx_only = c["kbx_only"].get<bool>();
+    }
     task.cases.push_back(std::move(tc));
+  }
+  if (std::all_of(task.cases.begin(), task.cases.end(),
+                  [](const TestCase& c) { return c.kbx_only; })) {
+    throw Error(ErrorKind::suite,
+                "{}: every case is 'kbx_only': at least one must mirror a public test call, for "
+                "--rules kernelbenchx",
+                where);
   }
 }
 
@@ -400,6 +413,18 @@ void apply_perf_scale(Task& task, double scale) {
     w = resolve_workload(task, perf, static_cast<std::size_t>(w.index), vars, params, w_where);
   }
   task.version += fmt::format("+perf-scale={}", scale);
+}
+
+void apply_rules(Task& task, std::string_view rules) {
+  if (rules != "kernelbenchx") {
+    return;
+  }
+  std::erase_if(task.cases, [](const TestCase& c) { return c.kbx_only; });
+  task.recheck = false;
+  if (task.cases.empty()) {  // the loader refuses such a task; a hand-built one may still have it
+    throw Error(ErrorKind::suite, "{}: no case mirrors a public test call, so --rules kernelbenchx "
+                "has nothing to run", task.key);
+  }
 }
 
 namespace {

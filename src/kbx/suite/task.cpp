@@ -35,13 +35,12 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
   // The recheck: the first case that returns, called again last with fresh values of the same
   // shapes. A kernel that caches results by shape or by address, or that behaves differently
   // after its first call, returns stale values here.
-  for (const auto& c : task.cases) {
-    if (c.raises.empty()) {
-      std::string name = c.name + "/recheck";
-      calls.push_back({static_cast<int>(calls.size()), name,
-                       derive_seed(task.key, "recheck|" + c.name, base_seed), c.args, c.kwargs, {}});
-      break;
-    }
+  auto first_returning = std::find_if(task.cases.begin(), task.cases.end(),
+                                      [](const TestCase& c) { return c.raises.empty(); });
+  if (task.recheck && first_returning != task.cases.end()) {
+    const TestCase& c = *first_returning;
+    calls.push_back({static_cast<int>(calls.size()), c.name + "/recheck",
+                     derive_seed(task.key, "recheck|" + c.name, base_seed), c.args, c.kwargs, {}});
   }
   return calls;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct TestCase {
   Json args = Json::array();
   Json kwargs = Json::object();
   std::vector<std::string> raises;  ///< "raises": the call must fail with one of these types
+  /// "kbx_only": a case kbx adds beyond the public tests' calls (an edge shape, a non-contiguous
+  /// view, another dtype or argument); `--rules kernelbenchx` does not run it (apply_rules).
+  bool kbx_only = false;
 };
 
 struct Task {
@@ -72,6 +76,8 @@ struct Task {
   /// then a request to a worker carries one draw's cases (calls_per_request), so the replies of
   /// many draws never meet the frame limit at once. 1 for a task as loaded.
   int draws = 1;
+  /// Whether resolve_cases appends the recheck case (kbx's rules; apply_rules turns it off).
+  bool recheck = true;
   std::vector<Workload> workloads;  ///< empty when the task has no perf section
   std::string bytes_model;          ///< the perf.bytes expression
   std::string flops_model;          ///< the perf.flops expression
@@ -90,8 +96,8 @@ struct Task {
 /// `what` is "case|<name>", "recheck|<name>" or "perf|<index>". tools/check_task.py computes the same.
 std::uint64_t derive_seed(const std::string& key, const std::string& what, std::uint64_t base_seed);
 
-/// The task's cases, resolved for a run with `base_seed`, then the recheck: the first case that
-/// returns, again, named "<name>/recheck", with its own seed ("recheck|<name>").
+/// The task's cases, resolved for a run with `base_seed`, then (task.recheck) the recheck: the
+/// first case that returns, again, named "<name>/recheck", with its own seed ("recheck|<name>").
 std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_seed);
 
 /// How many of the task's resolved calls one run_cases or canonicalize request carries: all of them
@@ -116,6 +122,12 @@ std::vector<T> slice(const std::vector<T>& v, std::size_t begin, std::size_t end
 /// to 16). The task's version gets "+perf-scale=<scale>", so caches, resumes and merges never mix
 /// scaled and full workloads. No-op at 1; throws Error(usage) outside (0, 1].
 void apply_perf_scale(Task& task, double scale);
+
+/// The cases a rule set runs: under "kernelbenchx" (the public harness's rules) only the cases
+/// that mirror the public tests' calls, without kbx's recheck, so a verdict rests on the calls the
+/// public harness makes; "kbx" keeps every case. The task's version stays: a run records its rule
+/// set, and reference outputs are kept per case. Throws Error(suite) where no case is left.
+void apply_rules(Task& task, std::string_view rules);
 
 /// The task's perf workloads as calls, resolved for a run with `base_seed`.
 std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed);

@@ -20,7 +20,8 @@ Json task_detail_json(const Task& t) {
   j["version"] = t.version;
   Json cases = Json::array();
   for (const auto& c : t.cases) {
-    cases.push_back(Json{{"name", c.name}, {"args", c.args}, {"kwargs", c.kwargs}});
+    cases.push_back(
+        Json{{"name", c.name}, {"args", c.args}, {"kwargs", c.kwargs}, {"kbx_only", c.kbx_only}});
   }
   j["cases"] = cases;
   Json loads = Json::array();

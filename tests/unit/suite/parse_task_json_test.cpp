@@ -49,6 +49,23 @@ TEST(ParseTaskJson, FloatsInIntegerFieldsAreErrorsNamingTheField) {
   EXPECT_CONTAINS(parse_error(task.dump()), "'mutated_args' must be a list of integers");
 }
 
+TEST(ParseTaskJson, KbxOnlyMarksACaseAndMustBeABoolean) {
+  Json task = valid_task(key, "softmax");
+  Json extra = task["cases"][0];
+  extra["name"] = "noncontig";
+  extra["kbx_only"] = true;
+  task["cases"].push_back(extra);
+  auto parsed = parse_task_json(task.dump(), "nowhere/Math/softmax", key);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().what();
+  EXPECT_FALSE(parsed->cases[0].kbx_only);
+  EXPECT_TRUE(parsed->cases[1].kbx_only);
+  task["cases"][1]["kbx_only"] = "yes";
+  EXPECT_CONTAINS(parse_error(task.dump()), "case 'noncontig': 'kbx_only' must be true or false");
+  task["cases"][1]["kbx_only"] = true;
+  task["cases"][0]["kbx_only"] = true;
+  EXPECT_CONTAINS(parse_error(task.dump()), "every case is 'kbx_only'");
+}
+
 TEST(ParseTaskJson, DeepNestingIsAnErrorNotAStackOverflow) {
   Json task = valid_task(key, "softmax");
   std::string text = task.dump();

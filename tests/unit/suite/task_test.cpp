@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kbx/common/error.h"
 #include "kbx/common/hash.h"
 
 namespace kbx::suite {
@@ -96,6 +97,42 @@ TEST(ResolveCases, DifferentRunSeedsGiveDifferentCaseSeeds) {
   Task t = two_case_task();
   EXPECT_NE(resolve_cases(t, 0)[0].seed, resolve_cases(t, 1)[0].seed);
   EXPECT_EQ(resolve_cases(t, 5)[0].seed, resolve_cases(t, 5)[0].seed);
+}
+
+// --rules kernelbenchx runs the calls the public harness makes: kbx's own cases and the recheck go.
+TEST(ApplyRules, KernelbenchxDropsKbxOnlyCasesAndTheRecheck) {
+  Task t = two_case_task();
+  t.cases[0].kbx_only = true;
+  auto strict = resolve_cases(t, 42);
+  apply_rules(t, "kernelbenchx");
+  ASSERT_EQ(t.cases.size(), 1U);
+  auto calls = resolve_cases(t, 42);
+  ASSERT_EQ(calls.size(), 1U);  // no "/recheck"
+  EXPECT_EQ(calls[0].index, 0);
+  EXPECT_EQ(calls[0].name, "rows_4x5");
+  EXPECT_EQ(calls[0].seed, strict[1].seed);  // the same inputs as under kbx's rules
+}
+
+TEST(ApplyRules, KbxKeepsEveryCaseAndTheRecheck) {
+  Task t = two_case_task();
+  t.cases[0].kbx_only = true;
+  apply_rules(t, "kbx");
+  auto calls = resolve_cases(t, 42);
+  ASSERT_EQ(calls.size(), 3U);
+  EXPECT_EQ(calls[2].name, "rows_2x3/recheck");
+}
+
+TEST(ApplyRules, ATaskWithNoPublicCaseIsAnErrorUnderKernelbenchx) {
+  Task t = two_case_task();
+  t.cases[0].kbx_only = t.cases[1].kbx_only = true;
+  try {
+    apply_rules(t, "kernelbenchx");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::suite);
+    EXPECT_NE(std::string(e.what()).find("Math/softmax.py: no case mirrors a public test call"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(ResolveWorkloads, NamesWorkloadsPerfIndexAndSeedsThemByIndex) {

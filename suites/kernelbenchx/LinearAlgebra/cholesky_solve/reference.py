@@ -50,10 +50,12 @@ def _device_generator(gen, device):
 
 def cholesky_factor(gen, device, n, batch=0, dtype="float64", upper=False, outlier_p=0.0, outlier_scale=1.0,
                     noncontig=False):
-    """The Cholesky factor (lower, or upper = its conjugate transpose) of an `hpd_matrix`."""
+    """The Cholesky factor (lower, or upper = its conjugate transpose) of an `hpd_matrix`, dense in
+    row-major order as the public tests pass it (torch.linalg.cholesky's own result is column-major),
+    or a strided view with `noncontig`."""
     a = hpd_matrix(gen, "cpu", n, batch=batch, dtype="complex128" if "complex" in dtype else "float64",
                    outlier_p=outlier_p, outlier_scale=outlier_scale)
-    f = torch.linalg.cholesky(a, upper=upper).to(getattr(torch, dtype)).to(device)
+    f = torch.linalg.cholesky(a, upper=upper).to(getattr(torch, dtype)).contiguous().to(device)
     return _noncontiguous(f) if noncontig else f
 
 
