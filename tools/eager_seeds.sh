@@ -47,14 +47,15 @@ done
 "$py" - "$results" "$chunk" "$ran" "$device" <<'PY'
 import glob, sqlite3, sys
 results, chunk, seeds, device = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-passed, failed, cases = {}, {}, {}
+passed, failed, cases, seconds = {}, {}, {}, {}
 for db_path in sorted(glob.glob(f"{results}/chunk*/kbx.db")):
     db = sqlite3.connect(db_path)
-    for key, sid, outcome, reason, detail in db.execute(
-            "SELECT s.task_key, s.submission_id, e.outcome, e.reason, e.detail FROM evaluations e "
-            "JOIN submissions s USING (submission_id)"):
+    for key, sid, outcome, reason, detail, total_ms in db.execute(
+            "SELECT s.task_key, s.submission_id, e.outcome, e.reason, e.detail, e.time_total_ms "
+            "FROM evaluations e JOIN submissions s USING (submission_id)"):
         n = db.execute("SELECT COUNT(*) FROM cases WHERE submission_id = ?", (sid,)).fetchone()[0]
         cases[key] = cases.get(key, 0) + n
+        seconds[key] = seconds.get(key, 0.0) + (total_ms or 0.0) / 1000
         if outcome == "ok":
             passed[key] = passed.get(key, 0) + 1
         else:
@@ -74,6 +75,9 @@ for k, fails in failed.items():
         print(f"\n{k} in {db_path}: {outcome} {reason}: {detail[:300]}")
         for name, status, r, d in bad[:5]:
             print(f"  {name}: {status} {r} {d[:300]}")
+slowest = sorted(seconds.items(), key=lambda kv: -kv[1])[:12]
+print(f"\nslowest tasks (evaluation wall time summed over chunks, {sum(seconds.values()):.0f} s in all): "
+      + ", ".join(f"{k} {v:.0f} s" for k, v in slowest))
 print(f"\ntasks with a failure: {len(failed)} of {len(keys)}")
 sys.exit(1 if failed else 0)
 PY
