@@ -1,0 +1,52 @@
+"""Math/digamma.py: the textbook float32 digamma. Inputs below 0.5 are reflected
+(psi(x) = psi(1 - x) - pi cot(pi x), with cot evaluated on the reduced argument x - round(x) so
+that pi x does not lose digits), then the recurrence psi(x) = psi(x + 1) - 1/x shifts the argument
+to >= 6 (six unrolled, masked steps) and the asymptotic series
+ln x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6) + 1/(240x^8) - 1/(132x^10) finishes it.
+x = +0 gives -inf (PyTorch's convention; -0 gives +inf), the other poles NaN. Input made contiguous.
+"""
+# expect: ok
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _digamma_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0).to(tl.float32)
+    PI = 3.141592653589793
+    reflect = x < 0.5
+    # pi * cot(pi * x) on the reduced argument r = x - round(x), |r| <= 0.5
+    r = x - tl.floor(x + 0.5)
+    refl = PI * tl.cos(PI * r) / tl.sin(PI * r)
+    z = tl.where(reflect, 1.0 - x, x)
+    acc = tl.zeros_like(z)
+    for _ in tl.static_range(6):
+        small = z < 6.0
+        acc += tl.where(small, 1.0 / z, 0.0)
+        z = tl.where(small, z + 1.0, z)
+    inv = 1.0 / z
+    inv2 = inv * inv
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))))
+    psi = tl.log(z) - 0.5 * inv - series - acc
+    psi = tl.where(reflect, psi - refl, psi)
+    is_pole = (x <= 0.0) & (x == tl.floor(x))
+    psi = tl.where(is_pole, float("nan"), psi)
+    # +0 gives -inf, -0 gives +inf (the limits from each side)
+    neg_zero = x.to(tl.int32, bitcast=True) < 0
+    psi = tl.where(x == 0.0, tl.where(neg_zero, float("inf"), float("-inf")), psi)
+    tl.store(y_ptr + offs, psi, mask=mask)
+
+
+def digamma(input_tensor):
+    x = input_tensor.contiguous()
+    y = torch.empty_like(x)
+    n = x.numel()
+    if n > 0:
+        BLOCK_SIZE = 1024
+        grid = (triton.cdiv(n, BLOCK_SIZE),)
+        _digamma_kernel[grid](x, y, n, BLOCK_SIZE=BLOCK_SIZE)
+    return y
