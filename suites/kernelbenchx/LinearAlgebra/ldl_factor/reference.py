@@ -102,6 +102,32 @@ def indefinite_matrix(gen, device, n, batch=0, dtype="float32", outlier_p=0.0, o
     return _noncontiguous(a) if noncontig else a
 
 
+def saddle_matrix(gen, device, n, batch=0, dtype="float32"):
+    """A symmetric (real) or Hermitian (complex) [batch..., n, n] matrix [[0, B], [B^H, 0]], n even:
+    every leading diagonal entry is zero, so LDL^T without pivoting divides by zero, while
+    Bunch-Kaufman takes 2x2 pivots. B = U diag(s) V^H with s uniform in [0.5, 1]: the eigenvalues
+    are +-s, so A is well conditioned."""
+    if n % 2:
+        raise ValueError("saddle_matrix needs an even n")
+    m = n // 2
+    shape = ([batch] if batch else []) + [m, m]
+    tdtype = getattr(torch, dtype)
+
+    def orthonormal():
+        x = torch.randn(shape, generator=gen, dtype=torch.float64)
+        if tdtype.is_complex:
+            x = torch.complex(x, torch.randn(shape, generator=gen, dtype=torch.float64)) / math.sqrt(2.0)
+        return torch.linalg.qr(x)[0]
+
+    u, v = orthonormal(), orthonormal()
+    s = 0.5 + 0.5 * torch.rand(shape[:-1], generator=gen, dtype=torch.float64)
+    b = (u * s.unsqueeze(-2).to(u.dtype)) @ v.mH
+    a = torch.zeros(shape[:-2] + [n, n], dtype=b.dtype)
+    a[..., :m, m:] = b
+    a[..., m:, :m] = b.mH
+    return a.to(tdtype).to(device)
+
+
 def _device_generator(gen, device):
     """A generator on `device` seeded from the case generator (large perf inputs are drawn there)."""
     seed = int(torch.randint(0, 2 ** 62, (1,), generator=gen).item())
