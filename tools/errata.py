@@ -73,21 +73,14 @@ kernelbenchx`; they can turn a verdict the public harness gives `ok` into a fail
 """
 
 
-def rows() -> list[tuple[str, str]]:
-    out = []
-    for path in sorted(SUITE.glob("*/*/task.json")):
-        task = json.loads(path.read_text())
-        for line in task.get("errata", []):
-            out.append((task["key"], line))
-    return out
-
-
 def render() -> str:
-    table = rows()
+    suite = [json.loads(path.read_text()) for path in sorted(SUITE.glob("*/*/task.json"))]
+    table = [(task["key"], line) for task in suite for line in task.get("errata", [])]
     tasks = len({k for k, _ in table})
-    cases = [c for path in sorted(SUITE.glob("*/*/task.json")) for c in json.loads(path.read_text())["cases"]]
-    own = [c for c in cases if c.get("kbx_only")]
-    text = HEADER.replace("@KBX_ONLY@", f"{len(own):,} of {len(cases):,} cases") + f"## Differences ({len(table)} rows, {tasks} tasks)\n\n| task | difference |\n|---|---|\n"
+    cases = [c for task in suite for c in task["cases"]]
+    own = sum(1 for c in cases if c.get("kbx_only"))
+    text = HEADER.replace("@KBX_ONLY@", f"{own:,} of {len(cases):,} cases")
+    text += f"## Differences ({len(table)} rows, {tasks} tasks)\n\n| task | difference |\n|---|---|\n"
     for key, line in table:
         cell = line.replace("|", "\\|")
         text += f"| {key} | {cell} |\n"

@@ -12,8 +12,7 @@ verdict under it rests on the calls the public harness makes (docs/errata.md, "R
 Without --write, checks that every task's marks agree with the calls (exit 1 naming each task that
 differs, and each public call no case mirrors); --write rewrites the marks in place. Where the
 calls file is not there (a checkout without ../shared), says so and exits 0, as
-tools/check_catalog.py does. --report prints each
-task's counts.
+tools/check_catalog.py does. --report prints each task's counts.
 """
 
 from __future__ import annotations
@@ -112,9 +111,8 @@ def marks_for(task_dir: pathlib.Path, task: dict, calls: list) -> tuple[dict[str
     """kbx_only per case, and the indexes of public calls that no case mirrors."""
     sigs = case_sigs(task_dir, task)
     wanted = [call_sig(c["args"], c["kwargs"], upstream_sig) for c in calls]
-    mirrored = {name: sig in wanted for name, sig in sigs.items()}
     unmatched = [i for i, w in enumerate(wanted) if w not in sigs.values()]
-    return {name: not m for name, m in mirrored.items()}, unmatched
+    return {name: sig not in wanted for name, sig in sigs.items()}, unmatched
 
 
 def main() -> int:
@@ -137,7 +135,8 @@ def main() -> int:
     problems = []
     for d in dirs:
         path = d / "task.json"
-        task = json.loads(path.read_text())
+        text = path.read_text()
+        task = json.loads(text)
         key = task["key"]
         if key not in calls:
             problems.append(f"{key}: no public calls recorded")
@@ -154,7 +153,6 @@ def main() -> int:
         if have == marks:
             continue
         if a.write:
-            text = path.read_text()
             for case in task["cases"]:
                 if marks[case["name"]]:
                     case["kbx_only"] = True

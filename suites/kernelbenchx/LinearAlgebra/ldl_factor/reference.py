@@ -87,10 +87,7 @@ def indefinite_matrix(gen, device, n, batch=0, dtype="float32", outlier_p=0.0, o
     """
     shape = ([batch] if batch else []) + [n, n]
     tdtype = getattr(torch, dtype)
-    x = torch.randn(shape, generator=gen, dtype=torch.float64)
-    if tdtype.is_complex:
-        x = torch.complex(x, torch.randn(shape, generator=gen, dtype=torch.float64)) / math.sqrt(2.0)
-    q, _ = torch.linalg.qr(x)
+    q = _random_unitary(gen, shape, tdtype.is_complex)
     w = 0.25 + 0.75 * torch.rand(shape[:-1], generator=gen, dtype=torch.float64)
     if outlier_p > 0:
         hit = torch.rand(shape[:-1], generator=gen, dtype=torch.float64) < outlier_p
@@ -100,6 +97,14 @@ def indefinite_matrix(gen, device, n, batch=0, dtype="float32", outlier_p=0.0, o
     a = (a + a.mH) / 2
     a = a.to(tdtype).to(device)
     return _noncontiguous(a) if noncontig else a
+
+
+def _random_unitary(gen, shape, complex_):
+    """Q of the QR of a float64 (complex128 with `complex_`) Gaussian matrix of `shape`."""
+    x = torch.randn(shape, generator=gen, dtype=torch.float64)
+    if complex_:
+        x = torch.complex(x, torch.randn(shape, generator=gen, dtype=torch.float64)) / math.sqrt(2.0)
+    return torch.linalg.qr(x)[0]
 
 
 def saddle_matrix(gen, device, n, batch=0, dtype="float32"):
@@ -112,14 +117,8 @@ def saddle_matrix(gen, device, n, batch=0, dtype="float32"):
     m = n // 2
     shape = ([batch] if batch else []) + [m, m]
     tdtype = getattr(torch, dtype)
-
-    def orthonormal():
-        x = torch.randn(shape, generator=gen, dtype=torch.float64)
-        if tdtype.is_complex:
-            x = torch.complex(x, torch.randn(shape, generator=gen, dtype=torch.float64)) / math.sqrt(2.0)
-        return torch.linalg.qr(x)[0]
-
-    u, v = orthonormal(), orthonormal()
+    u = _random_unitary(gen, shape, tdtype.is_complex)
+    v = _random_unitary(gen, shape, tdtype.is_complex)
     s = 0.5 + 0.5 * torch.rand(shape[:-1], generator=gen, dtype=torch.float64)
     b = (u * s.unsqueeze(-2).to(u.dtype)) @ v.mH
     a = torch.zeros(shape[:-2] + [n, n], dtype=b.dtype)
