@@ -98,7 +98,8 @@ def main() -> int:
             return 1
         return 0
     OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(rows())} rows")
+    heading = next(line for line in text.splitlines() if line.startswith("## Differences"))
+    print(f"wrote {OUT.relative_to(ROOT)}: {heading.removeprefix('## Differences ').strip('()')}")
     return 0
 
 

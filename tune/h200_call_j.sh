@@ -20,7 +20,8 @@ report() {  # waits up to $1 seconds (less once the check has ended), sampling t
   local until=$(( $(date +%s) + $1 ))
   while [ ! -f "$done_file" ] && (( $(date +%s) < until )); do
     echo "$(date +%T) $(nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader) load $(cut -d' ' -f1 /proc/loadavg)" >>/tmp/samples.txt
-    sleep 30
+    local left=$(( until - $(date +%s) ))
+    sleep $(( left < 30 ? (left > 0 ? left : 0) : 30 ))
   done
   [ -f /tmp/seeds-pre.txt ] && grep -E "^chunk|^tasks with|FAILED" /tmp/seeds-pre.txt
   grep -E "^chunk|^budget" "$log" 2>/dev/null
@@ -49,7 +50,6 @@ case "$mode" in
   finish)
     report "${2:-570}"
     cp "$log" /tmp/samples.txt /tmp/seeds-pre.txt "$OUT/" 2>/dev/null
-    tar czf "$OUT/seeds.tgz" -C /tmp/seeds --exclude cache --exclude '*.db-wal' . 2>/dev/null
     grep -vE "^chunk|^budget" "$log" | grep -v " ok \| [0-9]*/[0-9]* *[0-9]*$" | head -40
     tail -3 "$log"
     ;;

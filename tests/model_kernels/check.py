@@ -11,8 +11,9 @@ solutions/; GLOBs (or --only GLOB ...) relative to it pick a subset (e.g. 'Fusio
 
 Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
 `# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
-show some bugs (TF32 in tl.dot). kbx's verdict must be `ok` exactly where `ok` is expected: a
-correct kernel failed is a contract that fails correct kernels by chance or by rounding, a wrong
+show some bugs (TF32 in tl.dot), and `# expect-kernelbenchx:` under `--rules kernelbenchx`, for a
+wrong kernel that only kbx's own cases catch (annotated where known). kbx's verdict must be `ok`
+exactly where `ok` is expected: a correct kernel failed is a contract that fails correct kernels by chance or by rounding, a wrong
 one passed is a contract too loose.
 """
 import argparse
@@ -29,8 +30,10 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def expected(code: str, device: str) -> str:
-    found = re.search(rf"^#\s*expect-{device}:\s*(\w+)", code, re.M) or re.search(r"^#\s*expect:\s*(\w+)", code, re.M)
+def expected(code: str, device: str, rules: str) -> str:
+    found = ((rules != "kbx" and re.search(rf"^#\s*expect-{rules}:\s*(\w+)", code, re.M))
+             or re.search(rf"^#\s*expect-{device}:\s*(\w+)", code, re.M)
+             or re.search(r"^#\s*expect:\s*(\w+)", code, re.M))
     if not found:
         raise SystemExit("a kernel has no '# expect:' line")
     return found.group(1)
@@ -68,7 +71,7 @@ def main() -> int:
         for f in files:
             code = f.read_text()
             stem = f.stem.split("__")[0]
-            entries.append((f.relative_to(root).as_posix(), expected(code, args.device)))
+            entries.append((f.relative_to(root).as_posix(), expected(code, args.device, args.rules)))
             out.write(json.dumps({"predict": code, "file": f"{f.parent.name}/{stem}.py"}) + "\n")
     cmd = [args.kbx, "eval", str(work / "kernels.jsonl"), "-o", str(work / "run"), "--device",
            args.device, "--python", args.python, "--cache-dir", args.cache_dir or str(work / "cache"),

@@ -5,6 +5,7 @@ rtol 1e-5 alone, so its tiny_3 case (randn * 1e-4) fails it; under the public to
 (atol 1e-5, --rules kernelbenchx) it passes.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok
 import torch
 import triton
 import triton.language as tl
