@@ -51,9 +51,11 @@ kernelbenchx`; they can turn a verdict the public harness gives `ok` into a fail
 
 - **Cases beyond the public calls.** Besides a case for every call the public tests make, kbx
   runs cases of its own, marked `kbx_only` in task.json (@KBX_ONLY@): non-contiguous
-  views, size-1 and odd shapes, other arguments or dtypes the signature accepts. A kernel that is
-  right on the public calls alone (one that reads a strided view as dense memory, say) fails
-  them. `tools/upstream_cases.py` keeps the marks in step with the public calls (CI checks it).
+  views, size-1 and odd shapes, other arguments or dtypes the signature accepts, special values
+  the description promises to handle (inf, NaN), and `out=` wherever the signature takes it (the
+  result must be written into `out`, which is compared too). A kernel that is right on the public
+  calls alone (one that reads a strided view as dense memory, or accepts `out` and ignores it)
+  fails them. `tools/upstream_cases.py` keeps the marks in step with the public calls (CI checks it).
 - **Inputs stay unchanged.** Every argument is sent back after the call and compared with the
   reference's; a kernel that writes into an input the task does not mutate is `incorrect`
   (`input_mutated`), even when its return value is right. The public harness compares return

@@ -38,4 +38,7 @@ def mean(input_tensor, dim, keepdim=False, dtype=None, out=None):
     if keepdim:
         for d in dims:
             res = res.unsqueeze(d)
+    if out is not None:
+        out.copy_(res)
+        return out
     return res
