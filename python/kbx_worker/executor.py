@@ -14,7 +14,7 @@ from . import inventory, outputs
 from .errors import WorkerError, error_object
 from .protocol import MAX_FRAME_BYTES
 from .provenance import Provenance
-from .values import InputError, ValueBuilder
+from .values import InputError, ValueBuilder, then_call
 
 _module_ids = itertools.count(1)
 # Room left in a frame for the header when outputs fill the payload.
@@ -140,15 +140,18 @@ def _run_case(loaded: Loaded, device: str, case: dict, launches: Callable[[], in
                     synchronize(device)  # the inputs' kernels are not the call's
                     recorder.clear()
                 with follow:
-                    value = _call(loaded.entry, args, kwargs, device, case["seed"])
+                    value = _call(loaded.entry, args, kwargs, device, case)
                 contributed = follow.contributed(value)
+                if contributed is None and case.get("then"):
+                    # The work of a `then` method (an optimiser's step) lands in the arguments.
+                    contributed = follow.contributed(args)
                 if contributed is not None:
                     result["triton_output"] = contributed
                 result["torch_ops"] = follow.torch_ops
                 result["kernels"] = (inventory.summarize(recorder.records())
                                      if recorder is not None else follow.inventory())
             else:
-                value = _call(loaded.entry, args, kwargs, device, case["seed"])
+                value = _call(loaded.entry, args, kwargs, device, case)
         finally:
             result["time_ms"] = (time.perf_counter() - start) * 1e3
             result["triton_launches"] = launches() - start_launches
@@ -193,8 +196,7 @@ def canonical_leaves(loaded: Loaded, device: str, case: dict, value: Any,
 def _magnitude_leaves(loaded: Loaded, device: str, case: dict, payload: outputs.Payload) -> list:
     """The entry evaluated in float64 on the absolute values of the floating inputs (error_bound)."""
     args, kwargs = _build_inputs(loaded, device, case)
-    value = _call(loaded.entry, _upcast(_absolute(args)), _upcast(_absolute(kwargs)), device,
-                  case["seed"])
+    value = _call(loaded.entry, _upcast(_absolute(args)), _upcast(_absolute(kwargs)), device, case)
     return _flatten(_to_float64(value), [], [], payload)
 
 
@@ -252,14 +254,15 @@ def _build_inputs(loaded: Loaded, device: str, case: dict) -> tuple[list, dict]:
     return args, kwargs
 
 
-def _call(entry: Callable, args: list, kwargs: dict, device: str, seed: int) -> Any:
+def _call(entry: Callable, args: list, kwargs: dict, device: str, case: dict) -> Any:
+    """The call, then the task's `then` method of its result (then_call), then a synchronise."""
     import torch
 
-    torch.manual_seed(seed)
+    torch.manual_seed(case["seed"])
     value = entry(*args, **kwargs)
+    then_call(value, case.get("then"), case.get("then_calls", 1), args, case["seed"])
     synchronize(device)
     return value
-
 
 def _exact_value(loaded: Loaded, device: str, case: dict, value: Any) -> Any:
     """The entry evaluated in float64 on fresh copies of the inputs, rounded to `value`'s dtypes.
@@ -271,7 +274,7 @@ def _exact_value(loaded: Loaded, device: str, case: dict, value: Any) -> Any:
     # The arguments sent back (mutated_args) are those of the first call; a task that writes into
     # its arguments cannot ask for an exact reference (the suite loader refuses it).
     args, kwargs = _build_inputs(loaded, device, case)
-    wide = _call(loaded.entry, _upcast(args), _upcast(kwargs), device, case["seed"])
+    wide = _call(loaded.entry, _upcast(args), _upcast(kwargs), device, case)
     return _round_like(wide, value)
 
 

@@ -87,11 +87,19 @@ def _workload(raw: Any, position: int, what: str = "workload") -> dict:
     where = f"{what} {position}"
     if not isinstance(raw, dict):
         raise _bad(f"{where} is not an object")
+    then = _get(raw, "then", str, None, where)
+    if then is not None and (not then.isidentifier() or then.startswith("_")):
+        raise _bad(f"{where}: 'then' must name a public method, got {then!r}")
+    then_calls = _get(raw, "then_calls", int, 1, where)
+    if not 1 <= then_calls <= 100 or (then_calls != 1 and then is None):
+        raise _bad(f"{where}: 'then_calls' must be 1 to 100, with 'then', got {then_calls!r}")
     return {
         "index": _int(raw, "index", where),
         "seed": _int(raw, "seed", where),
         "args": _get(raw, "args", list, [], where),
         "kwargs": _get(raw, "kwargs", dict, {}, where),
+        "then": then,
+        "then_calls": then_calls,
     }
 
 

@@ -11,7 +11,7 @@ import torch
 
 from . import inventory
 from .errors import WorkerError, error_object, is_gpu_fault, make_error
-from .values import ValueBuilder
+from .values import ValueBuilder, then_call
 
 # Captured when the worker starts, before any submission is loaded, so that a submission that
 # replaces these attributes cannot change how it is timed.
@@ -177,6 +177,13 @@ def _call_of(entry: Callable, builders: Any, workload: dict) -> Callable[[], Any
     builder = ValueBuilder(workload["seed"], "cuda", builders, draw_on_device=True)
     args, kwargs = builder.build_call(workload["args"], workload["kwargs"])
     _manual_seed(workload["seed"])
+    then = workload.get("then")
+    if then:
+        def call() -> Any:
+            value = entry(*args, **kwargs)
+            then_call(value, then, workload.get("then_calls", 1), args, workload["seed"])
+            return value
+        return call
     return lambda: entry(*args, **kwargs)
 
 

@@ -211,3 +211,41 @@ def _noncontiguous(value):
     view = buffer[..., ::2]
     view.copy_(value)
     return view
+
+
+def then_call(value: Any, then: str | None, calls: int = 1, args: Any = None, seed: int = 0) -> None:
+    """The task's `then` method of the returned object, called without arguments `calls` times as
+    part of the call (Optimizer/Adam: the optimiser's step()). Before each call after the first,
+    every tensor of `args` that has a .grad gets fresh randn values in it, in place, drawn from a
+    CPU generator seeded by `seed` and the call's number (the same in every worker), so that the
+    optimiser's state is exercised. A result without the method fails the case."""
+    if not then:
+        return
+    method = getattr(value, then, None)
+    if not callable(method):
+        raise TypeError(f"the call returned {type(value).__name__}, which has no {then}() "
+                        "method (the task calls it after the call)")
+    for k in range(int(calls)):
+        if k:
+            _redraw_grads(args, seed, k)
+        method()
+
+
+def _redraw_grads(args: Any, seed: int, k: int) -> None:
+    import torch
+
+    gen = torch.Generator(device="cpu")
+    gen.manual_seed((int(seed) * 1000003 + k) % (1 << 63))
+    stack = [args]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, torch.Tensor):
+            grad = item.grad
+            if grad is not None:
+                fresh = torch.randn(grad.shape, generator=gen, dtype=torch.float32)
+                with torch.no_grad():
+                    grad.copy_(fresh.to(grad.dtype))
+        elif isinstance(item, (list, tuple)):
+            stack[:0] = list(item)
+        elif isinstance(item, dict):
+            stack[:0] = list(item.values())

@@ -228,3 +228,63 @@ def test_exact_reference_sends_back_the_arguments_of_its_first_call(launches):
         launches)
     assert run.results[0]["status"] == "ok"
     assert [leaf["path"] for leaf in run.results[0]["outputs"]][-1] == "arg0"
+
+
+OPTIMISER = textwrap.dedent('''
+    import torch
+
+    class Sgd:
+        def __init__(self, params, lr):
+            self.params, self.lr, self.steps = list(params), lr, 0
+
+        def step(self):
+            self.steps += 1
+            with torch.no_grad():
+                for p in self.params:
+                    p.sub_(self.lr * p.grad)
+
+    def make(params, lr=0.5):
+        return Sgd(params, lr)
+
+    def not_an_optimiser(params, lr=0.5):
+        return torch.zeros(1)
+''')
+
+
+def param(shape):
+    return {"tensor": {"shape": shape, "dtype": "float32", "init": "ones", "requires_grad": True}}
+
+
+def test_then_calls_the_results_method_after_the_call_and_sends_the_arguments_back(launches):
+    loaded = load(OPTIMISER, ["make"])
+    one = dict(case(0, [[param([3])]], mutated=[0]), then="step", then_calls=1)
+    # No .grad on a plain tensor spec: give it one through a builder-free path (the test's own).
+    args, kwargs = executor._build_inputs(loaded, "cpu", one)
+    args[0][0].grad = torch.full((3,), 2.0)
+    value = executor._call(loaded.entry, args, kwargs, "cpu", one)
+    assert value.steps == 1 and torch.equal(args[0][0].detach(), torch.zeros(3))
+
+
+def test_then_calls_redraw_every_grad_between_calls_the_same_way_each_time(launches):
+    loaded = load(OPTIMISER, ["make"])
+    three = dict(case(0, [[param([4]), param([2, 2])]]), then="step", then_calls=3)
+    finals = []
+    for _ in range(2):
+        args, kwargs = executor._build_inputs(loaded, "cpu", three)
+        for p in args[0]:
+            p.grad = torch.ones_like(p)
+        value = executor._call(loaded.entry, args, kwargs, "cpu", three)
+        assert value.steps == 3
+        grads = [p.grad.clone() for p in args[0]]
+        assert not any(torch.equal(g, torch.ones_like(g)) for g in grads)  # redrawn in place
+        finals.append([p.detach().clone() for p in args[0]])
+    assert all(torch.equal(a, b) for a, b in zip(*finals))  # the same draws in every worker
+
+
+def test_a_result_without_the_then_method_fails_the_case(launches):
+    loaded = load(OPTIMISER, ["not_an_optimiser"])
+    run = executor.run_cases(loaded, "cpu", [dict(case(0, [[param([2])]]), then="step")],
+                             launches)
+    error = run.results[0]["error"]
+    assert run.results[0]["status"] == "error" and error["type"] == "TypeError"
+    assert "no step() method" in error["message"]

@@ -115,6 +115,12 @@ def test_a_candidate_worker_loads_only_one_module(launches):
     {"op": "run_cases", "handle": 1, "device": "cpu", "cases": [{"index": 0}]},
     {"op": "run_cases", "handle": 1, "device": "cuda", "cases": []},
     {"op": "time", "handle": 1, "device": "cpu", "workloads": [], "settings": {"budget_ms": -1}},
+    {"op": "run_cases", "handle": 1, "device": "cpu",
+     "cases": [{"index": 0, "seed": 1, "then": "_private"}]},
+    {"op": "run_cases", "handle": 1, "device": "cpu",
+     "cases": [{"index": 0, "seed": 1, "then_calls": 2}]},
+    {"op": "run_cases", "handle": 1, "device": "cpu",
+     "cases": [{"index": 0, "seed": 1, "then": "step", "then_calls": 0}]},
 ])
 def test_malformed_requests_get_protocol_errors_and_the_loop_goes_on(reference, request_header):
     load_scale(reference)

@@ -15,6 +15,12 @@ Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
   for (const auto& c : calls) {
     out.push_back(Json{{"index", c.index}, {"name", c.name}, {"seed", c.seed}, {"args", c.args},
                        {"kwargs", c.kwargs}});
+    if (!c.then.empty()) {
+      out.back()["then"] = c.then;
+      if (c.then_calls != 1) {
+        out.back()["then_calls"] = c.then_calls;
+      }
+    }
   }
   return out;
 }

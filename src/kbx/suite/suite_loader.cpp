@@ -237,6 +237,13 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
       }
       tc.kbx_only = c["kbx_only"].get<bool>();
     }
+    if (c.contains("then_calls")) {
+      const Json& n = c["then_calls"];
+      if (!n.is_number_integer() || n.get<int>() < 1 || n.get<int>() > 100) {
+        throw Error(ErrorKind::suite, "{}: 'then_calls' must be an integer from 1 to 100", case_where);
+      }
+      tc.then_calls = n.get<int>();
+    }
     task.cases.push_back(std::move(tc));
   }
   if (std::all_of(task.cases.begin(), task.cases.end(),
@@ -459,6 +466,17 @@ Task parse_task(std::string_view text, const fs::path& dir, const std::string& k
   task.mutated_kwargs = name_list(j, "mutated_kwargs", where);
   task.errata = name_list(j, "errata", where);
   task.canonical = j.value("canonical", "");
+  task.then = j.value("then", "");
+  if (!task.then.empty() &&
+      (task.then.front() == '_' || std::isdigit(static_cast<unsigned char>(task.then.front())) != 0 ||
+       !std::all_of(task.then.begin(), task.then.end(), [](char ch) {
+         return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+       }))) {
+    throw Error(ErrorKind::suite,
+                "{}: 'then' must name a public method of the returned object (letters, digits and "
+                "'_', not starting with '_' or a digit), got '{}'",
+                where, task.then);
+  }
   if (j.contains("control_exemptions")) {
     const Json& ex = j["control_exemptions"];
     if (!ex.is_object()) {
@@ -482,6 +500,12 @@ Task parse_task(std::string_view text, const fs::path& dir, const std::string& k
   }
   task.dir = dir;
   load_cases(task, j, where);
+  for (const auto& c : task.cases) {
+    if (c.then_calls != 1 && task.then.empty()) {
+      throw Error(ErrorKind::suite, "{} case '{}': 'then_calls' needs the task's 'then' method",
+                  where, c.name);
+    }
+  }
   load_perf(task, j, where);
   return task;
 }

@@ -30,7 +30,7 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
   for (std::size_t i = 0; i < task.cases.size(); ++i) {
     const auto& c = task.cases[i];
     calls.push_back({static_cast<int>(i), c.name, derive_seed(task.key, "case|" + c.name, base_seed),
-                     c.args, c.kwargs, c.raises});
+                     c.args, c.kwargs, c.raises, task.then, c.then_calls});
   }
   // The recheck: the first case that returns, called again last with fresh values of the same
   // shapes. A kernel that caches results by shape or by address, or that behaves differently
@@ -40,7 +40,8 @@ std::vector<ResolvedCall> resolve_cases(const Task& task, std::uint64_t base_see
   if (task.recheck && first_returning != task.cases.end()) {
     const TestCase& c = *first_returning;
     calls.push_back({static_cast<int>(calls.size()), c.name + "/recheck",
-                     derive_seed(task.key, "recheck|" + c.name, base_seed), c.args, c.kwargs, {}});
+                     derive_seed(task.key, "recheck|" + c.name, base_seed), c.args, c.kwargs, {},
+                     task.then, c.then_calls});
   }
   return calls;
 }
@@ -69,7 +70,7 @@ std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base
   for (const auto& w : task.workloads) {
     calls.push_back({w.index, fmt::format("perf/{}", w.index),
                      derive_seed(task.key, fmt::format("perf|{}", w.index), base_seed), w.args,
-                     w.kwargs, {}});
+                     w.kwargs, {}, task.then});
   }
   return calls;
 }

@@ -24,6 +24,8 @@ struct ResolvedCall {
   Json kwargs = Json::object();
   /// Exception class names one of which the call must raise (empty: it must return).
   std::vector<std::string> raises;
+  std::string then;  ///< the task's `then` method (Task::then)
+  int then_calls = 1;  ///< TestCase::then_calls (perf workloads: 1)
 };
 
 /// One perf workload: its parameters, its call template resolved, and its models evaluated.
@@ -44,6 +46,9 @@ struct TestCase {
   /// "kbx_only": a case kbx adds beyond the public tests' calls (an edge shape, a non-contiguous
   /// view, another dtype or argument); `--rules kernelbenchx` does not run it (apply_rules).
   bool kbx_only = false;
+  /// "then_calls": how many times the task's `then` method is called after the call (default 1);
+  /// before each call after the first the worker redraws every argument's .grad (Task::then).
+  int then_calls = 1;
 };
 
 struct Task {
@@ -64,6 +69,12 @@ struct Task {
   /// A function of reference.py giving the canonical form that outputs are judged by (non-unique
   /// and random results), run only in the trusted reference worker; empty when none.
   std::string canonical;
+  /// A method of the returned object that the worker calls, without arguments, right after each
+  /// call (cases and perf alike), as part of it: "step" for Optimizer/Adam, whose entry builds an
+  /// optimiser that the public perf template then steps. A case may call it several times
+  /// (TestCase::then_calls), with fresh gradients drawn from the case's seed between calls, so
+  /// that the optimiser's state (moments, step count) is exercised. Empty when none.
+  std::string then;
   std::vector<std::string> errata;  ///< where kbx deliberately differs from the public benchmark
   /// Negative controls of `kbx suite check` that cannot fail for this task, with the reason
   /// ("float16": "the sign of a float16 is the sign of the float32 it came from").

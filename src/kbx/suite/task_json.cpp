@@ -18,10 +18,16 @@ Json task_detail_json(const Task& t) {
   j["precision"] = t.precision;
   j["entry_names"] = t.entry_names();
   j["version"] = t.version;
+  if (!t.then.empty()) {
+    j["then"] = t.then;
+  }
   Json cases = Json::array();
   for (const auto& c : t.cases) {
     cases.push_back(
         Json{{"name", c.name}, {"args", c.args}, {"kwargs", c.kwargs}, {"kbx_only", c.kbx_only}});
+    if (!t.then.empty()) {
+      cases.back()["then_calls"] = c.then_calls;
+    }
   }
   j["cases"] = cases;
   Json loads = Json::array();

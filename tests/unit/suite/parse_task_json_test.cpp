@@ -66,6 +66,35 @@ TEST(ParseTaskJson, KbxOnlyMarksACaseAndMustBeABoolean) {
   EXPECT_CONTAINS(parse_error(task.dump()), "every case is 'kbx_only'");
 }
 
+TEST(ParseTaskJson, ThenNamesAPublicMethodAndThenCallsReachEveryResolvedCall) {
+  Json task = valid_task(key, "softmax");
+  task["then"] = "step";
+  Json extra = task["cases"][0];
+  extra["name"] = "three_steps";
+  extra["then_calls"] = 3;
+  task["cases"].push_back(extra);
+  auto parsed = parse_task_json(task.dump(), "nowhere/Math/softmax", key);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().what();
+  EXPECT_EQ(parsed->then, "step");
+  auto calls = resolve_cases(*parsed, 0);
+  ASSERT_GE(calls.size(), 2U);
+  EXPECT_EQ(calls[0].then, "step");
+  EXPECT_EQ(calls[0].then_calls, 1);
+  EXPECT_EQ(calls[1].then_calls, 3);
+  for (const char* bad : {"_step", "1step", "st ep", "os.system"}) {
+    task["then"] = bad;
+    EXPECT_CONTAINS(parse_error(task.dump()), "'then' must name a public method");
+  }
+  task["then"] = "step";
+  for (const Json& bad : {Json(0), Json(101), Json(1.5), Json("2")}) {
+    task["cases"][1]["then_calls"] = bad;
+    EXPECT_CONTAINS(parse_error(task.dump()), "'then_calls' must be an integer from 1 to 100");
+  }
+  task["cases"][1]["then_calls"] = 2;
+  task.erase("then");
+  EXPECT_CONTAINS(parse_error(task.dump()), "'then_calls' needs the task's 'then' method");
+}
+
 TEST(ParseTaskJson, DeepNestingIsAnErrorNotAStackOverflow) {
   Json task = valid_task(key, "softmax");
   std::string text = task.dump();

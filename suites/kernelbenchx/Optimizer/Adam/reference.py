@@ -39,3 +39,14 @@ def canonical_hyperparameters(out, args, kwargs):
     beta1, beta2 = (float(v) for v in fields["betas"].strip("()[] ").split(","))
     return torch.tensor([float(fields["lr"]), beta1, beta2, float(fields["eps"]), float(fields["weight_decay"])],
                         dtype=torch.float64)
+
+
+def param_rand(gen, device, n):
+    """Perf input, as upstream's template: one rand float32 parameter of n elements with a rand
+    .grad, drawn on the device from a generator seeded from the case generator."""
+    seed = int(torch.randint(0, 2 ** 62, (1,), generator=gen).item())
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    p = torch.rand(n, generator=g, device=device, dtype=torch.float32).requires_grad_(True)
+    p.grad = torch.rand(n, generator=g, device=device, dtype=torch.float32)
+    return [p]
