@@ -74,7 +74,44 @@ def install() -> Launches:
         if original is None or getattr(original, _MARK, False):
             raise RuntimeError(f"{cls.__qualname__}.run is missing or already wrapped")
         cls.run = counted(original)
+    fix_interpreter_dot()
     return Launches(count, observer, tagger)
+
+
+def fix_interpreter_dot() -> bool:
+    """Widens bfloat16 operands of tl.dot to float32 in Triton's CPU interpreter (once a process).
+
+    The interpreter keeps bfloat16 tensors as their uint16 bit patterns, and its create_dot (Triton
+    3.6) hands those to numpy's matmul as integers: a correct bfloat16 tl.dot kernel computes
+    garbage under TRITON_INTERPRET=1 while it is right on the GPU. Widening first is exact (every
+    bfloat16 is a float32, and the GPU multiplies bfloat16 exactly, accumulating in the float32 `d`),
+    and stays right on a Triton whose create_dot handles bfloat16 itself. Returns whether it patched.
+    """
+    try:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime import interpreter
+    except ImportError:
+        return False
+    builder = getattr(interpreter, "InterpreterBuilder", None)
+    handle = getattr(interpreter, "TensorHandle", None)
+    original = getattr(builder, "create_dot", None)
+    if original is None or handle is None or getattr(original, _MARK, False):
+        return False
+
+    def widened(t: Any) -> Any:
+        if getattr(t, "dtype", None) != tl.bfloat16 or getattr(t.data, "dtype", None) != np.uint16:
+            return t
+        bits = t.data.astype(np.uint32) << np.uint32(16)
+        return handle(bits.view(np.float32), tl.float32)
+
+    @functools.wraps(original)
+    def create_dot(self, a, b, d, *args, **kwargs):
+        return original(self, widened(a), widened(b), d, *args, **kwargs)
+
+    setattr(create_dot, _MARK, True)
+    builder.create_dot = create_dot
+    return True
 
 
 @contextlib.contextmanager
