@@ -165,6 +165,9 @@ int cmd_suite_show(const SuiteArgs& a) {
   if (!t->mutated_args.empty()) {
     fmt::print("in place    arguments {} are outputs too\n", fmt::join(t->mutated_args, ", "));
   }
+  if (!t->then.empty()) {
+    fmt::print("then        {}() of the result, called after every call\n", t->then);
+  }
   fmt::print("version     {}\n", t->version.substr(0, 12));
   fmt::print("folder      {}\n", t->dir.string());
   if (!t->notes.empty()) {
@@ -175,8 +178,9 @@ int cmd_suite_show(const SuiteArgs& a) {
   fmt::print("\ncases ({}; {} kbx_only, not run under --rules kernelbenchx):\n", t->cases.size(),
              own);
   for (const auto& c : t->cases) {
-    fmt::print("  {:<32} {}args={} kwargs={}\n", c.name, c.kbx_only ? "[kbx_only] " : "",
-               c.args.dump(), c.kwargs.dump());
+    fmt::print("  {:<32} {}args={} kwargs={}{}\n", c.name, c.kbx_only ? "[kbx_only] " : "",
+               c.args.dump(), c.kwargs.dump(),
+               c.then_calls != 1 ? fmt::format(" then_calls={}", c.then_calls) : "");
   }
   if (!t->workloads.empty()) {
     fmt::print("\nperf workloads ({}); bytes = {}; flops = {}\n", t->workloads.size(), t->bytes_model, t->flops_model);
