@@ -6,6 +6,7 @@ ulps, but with eps = 1e-2 (an explicit argument) rows shift by about eps / rms, 
 float32 rounding, so the result is not the RMSNorm the task asks for.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

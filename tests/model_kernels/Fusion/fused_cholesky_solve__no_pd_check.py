@@ -6,6 +6,7 @@ torch.linalg.LinAlgError (as torch.linalg.cholesky does); returning a NaN tensor
 For SPD inputs the result is identical to the correct kernel's.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

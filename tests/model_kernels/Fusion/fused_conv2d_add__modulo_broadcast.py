@@ -7,6 +7,7 @@ with y + alpha * other as torch's broadcasting defines it, so this is wrong (the
 pass full-shape others and cannot show it).
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -6,6 +6,7 @@ so training=False raises RuntimeError". Batch statistics in eval mode silently t
 into a made-up result; training=True calls are unaffected.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import torch.nn.functional as F
 import triton

@@ -6,6 +6,7 @@ multiple of the stride (e.g. a 7x7 conv output with a 2x2 pool gives 4x4, not 3x
 returns the wrong shape there.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import torch.nn.functional as F
 import triton

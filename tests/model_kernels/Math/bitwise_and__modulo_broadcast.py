@@ -5,6 +5,7 @@ trailing block of the larger one ([2, 2] & [2], [3] & 0-d: every public call), b
 --rules kernelbenchx it passes.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -4,6 +4,7 @@ with neither fails with a TypeError/AttributeError instead of the documented Val
 upstream call passes; kbx's added case neither_probs_nor_logits expects ValueError.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -5,6 +5,7 @@ as the wrong elements. Every public call passes a contiguous tensor, so this pas
 --rules kernelbenchx; kbx's default rules fail it.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

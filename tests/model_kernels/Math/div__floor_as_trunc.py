@@ -2,6 +2,7 @@
 which is wrong for every negative non-integer quotient.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -4,6 +4,7 @@ included, as if the formula for n >= 1 covered digamma too: for n = 0 the Euler-
 call has n >= 1, so this passes under --rules kernelbenchx; kbx's n0_digamma_64 fails it.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import math
 
 import torch

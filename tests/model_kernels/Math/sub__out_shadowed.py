@@ -5,6 +5,7 @@ given `out` is written and returned (and its value after the call is compared); 
 tensors_3_out case catches it.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

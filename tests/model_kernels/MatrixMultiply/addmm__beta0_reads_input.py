@@ -4,6 +4,7 @@ passes (their input is finite); kbx's added case beta0_ignores_nan_input gives N
 torch.addmm ignores input.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -5,6 +5,7 @@ so this passes on CPU; on a GPU it should fail the 1e-5 contract. Expectation is
 """
 # expect: incorrect
 # expect-cpu: ok  (Triton's interpreter computes tl.dot in full float32, so TF32 cannot show on the CPU)
+# expect-kernelbenchx: incorrect  (the public tolerance, rtol = atol = 1e-5 without kbx's error bound, fails its float32 rounding on cancelled elements)
 import torch
 import triton
 import triton.language as tl

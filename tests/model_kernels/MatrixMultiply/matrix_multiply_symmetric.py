@@ -3,6 +3,7 @@
 beta * C is stored in float32, then alpha * C1 @ C1^T + beta * C1 (C1^T read through strides).
 """
 # expect: ok
+# expect-kernelbenchx: incorrect  (the public tolerance, rtol = atol = 1e-5 without kbx's error bound, fails this correct float32 kernel on cancelled elements, as the public harness would)
 import torch
 import triton
 import triton.language as tl

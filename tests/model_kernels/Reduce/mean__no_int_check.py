@@ -7,6 +7,7 @@ Reduced dims are permuted to the end and flattened to [M, R]; one program per ro
 BLOCK_SIZE chunks with a float32 accumulator (float64 when the compute dtype is float64).
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

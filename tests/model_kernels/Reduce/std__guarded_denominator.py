@@ -4,6 +4,7 @@ call has R > correction and passes; kbx's added case size1_dim_correction1_gives
 torch.std's NaN (0 / 0) and gets 0.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl

@@ -3,6 +3,7 @@ float32, var = (sumsq - sum^2 / n) / (n - correction). Catastrophic cancellation
 large relative to the spread (mean 100, std 1): a numerically unsound algorithm.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok  (only kbx's own cases, kbx_only, or its contract catch it)
 import torch
 import triton
 import triton.language as tl
