@@ -259,8 +259,10 @@ CheckReport run_suite_check(const CheckOptions& options, const suite::Suite& sui
   CheckReport report;
   report.tasks = static_cast<int>(expanded.tasks.size());
   for (const auto& row : model.rows) {
+    // The store may also hold submissions of an earlier check into the same folder, whose
+    // controls.jsonl had other lines: only the submission of this line's task and code counts.
     auto it = by_origin.find(row.origin);
-    if (it == by_origin.end()) {
+    if (it == by_origin.end() || row.file != it->second.first || row.code != it->second.second.code) {
       continue;
     }
     const auto& [key, control] = it->second;
