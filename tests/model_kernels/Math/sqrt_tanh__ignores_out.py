@@ -1,0 +1,37 @@
+"""Math/sqrt_tanh.py variant: `out` is ignored (the public reference ignores it too): the
+result is returned in a new tensor and `out` keeps its old contents. kbx's description says the
+result is written into `out` and `out` returned, so a careful judge fails it; only kbx's own
+random_standard_64x64_out case passes `out`.
+
+Otherwise the kernel is Math/sqrt_tanh.py: one elementwise float32 kernel: y = sqrt(x) (NaN for x < 0), then
+tanh(y) in the overflow-free form sign(y) * (1 - t) / (1 + t) with t = exp(-2 |y|) <= 1, so large
+x saturate to 1 and NaN propagates. Reads a contiguous copy; with `out` the result is copied into
+it and `out` is returned.
+"""
+# expect-kernelbenchx: ok
+# expect: incorrect
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sqrt_tanh_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    y = tl.sqrt(x)
+    t = tl.exp(-2.0 * tl.abs(y))
+    r = (1.0 - t) / (1.0 + t)
+    tl.store(y_ptr + offs, tl.where(y < 0, -r, r), mask=mask)
+
+
+def sqrt_tanh(input, out=None):
+    x = input.contiguous()
+    y = torch.empty_like(x)
+    n = x.numel()
+    if n > 0:
+        BLOCK_SIZE = 1024
+        _sqrt_tanh_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, y, n, BLOCK_SIZE=BLOCK_SIZE)
+    return y.view(input.shape)

@@ -1,0 +1,57 @@
+"""Reduce/argmax.py variant: the chunks are merged with `>=` instead of `>`, so when the row
+maximum appears in more than one BLOCK_SIZE (128) chunk the index from the last such chunk is
+returned, not the first occurrence the description requires. Only rows longer than 128 with
+repeated maxima show it: none of the public-mirroring cases (int64 rows of <= 3, tie-free
+float rows); kbx's own int64_ties_long_rows_4x1000_dim1 (kbx_only) catches it. A careful judge must fail it.
+
+Otherwise the kernel is Reduce/argmax.py: `dim` is moved to the end and the input made contiguous as [M, N]; one
+program per row loops over N in BLOCK_SIZE chunks keeping a running (max, index) pair. In a chunk
+the maximum comes from tl.max and its first position from the smallest offset holding it; a
+chunk replaces the running pair only when strictly larger, so the first occurrence wins.
+Comparisons are done in the input dtype (float32 or int64, no down-cast). Output int64, keepdim
+unsqueezes `dim`.
+"""
+# expect-kernelbenchx: ok
+# expect: incorrect
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _argmax_rows_kernel(x_ptr, idx_ptr, N, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    base = x_ptr + row.to(tl.int64) * N
+    first = tl.load(base)
+    best_v = first
+    best_i = tl.zeros([], dtype=tl.int64)
+    for start in range(0, N, BLOCK_SIZE):
+        offs = start + tl.arange(0, BLOCK_SIZE)
+        mask = offs < N
+        x = tl.load(base + offs, mask=mask, other=first)
+        m = tl.max(x, axis=0)
+        cand = tl.where((x == m) & mask, offs, N)
+        mi = tl.min(cand, axis=0).to(tl.int64)
+        better = m >= best_v
+        best_i = tl.where(better, mi, best_i)
+        best_v = tl.where(better, m, best_v)
+    tl.store(idx_ptr + row, best_i)
+
+
+def argmax(input_tensor, dim, keepdim=False):
+    x = input_tensor
+    nd = x.dim()
+    d = dim % nd if nd > 0 else 0
+    xp = x.movedim(d, -1).contiguous() if nd > 0 else x.reshape(1)
+    N = xp.shape[-1]
+    out_shape = list(xp.shape[:-1])
+    M = xp.numel() // N
+    x2 = xp.reshape(M, N)
+    idxs = torch.empty(M, dtype=torch.int64, device=x.device)
+    BLOCK_SIZE = 128
+    if M > 0:
+        _argmax_rows_kernel[(M,)](x2, idxs, N, BLOCK_SIZE=BLOCK_SIZE)
+    idxs = idxs.reshape(out_shape)
+    if keepdim and nd > 0:
+        idxs = idxs.unsqueeze(d)
+    return idxs

@@ -1,0 +1,75 @@
+"""Reduce/sum.py variant: integer inputs are summed through a float32 accumulator (the loaded
+int64 values are converted to float32, summed, and the total is converted back to int64), a
+common "one accumulator for everything" shortcut. The description says integer inputs give int64,
+i.e. the exact integer sum; float32 represents integers exactly only up to 2**24, so for
+int64 values (or partial sums) beyond 16777216 the result is off (e.g. [2**24, 1] sums to 2**24).
+A careful judge must fail it. The public int64 cases draw randint in [-1000, 1000) with at most 4
+terms per sum, where every partial sum is exact in float32; kbx's own int64_large_4x300_dim1
+(values up to 2^40, kbx_only) catches it.
+
+Otherwise the kernel is Reduce/sum.py: row-reduction sum. The reduced dims are permuted to the end and flattened to
+[M, R]; one program per row loops over R in BLOCK_SIZE chunks. The accumulator has the output
+dtype's precision class: int64 for integer inputs (exact), float64 for float64 (including the
+`dtype=float64` cast of a float32 input, done by loading in the cast dtype), float32 otherwise.
+The result is reshaped to the kept dims and unsqueezed for keepdim.
+"""
+# expect: incorrect
+# expect-kernelbenchx: incorrect  (the public tolerance, rtol = atol = 1e-5 without kbx's error bound, fails this summation order on one element of a float32 case, as the public harness fails torch.sum itself on some draws)
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sum_rows_kernel(x_ptr, out_ptr, R, IS_INT: tl.constexpr, IS_F64: tl.constexpr,
+                     BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    base = x_ptr + row.to(tl.int64) * R
+    if IS_F64:
+        acc = tl.zeros([BLOCK_SIZE], dtype=tl.float64)
+    else:
+        acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for start in range(0, R, BLOCK_SIZE):
+        offs = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(base + offs, mask=offs < R, other=0)
+        acc += x.to(acc.dtype)
+    total = tl.sum(acc, axis=0)
+    tl.store(out_ptr + row, total.to(out_ptr.dtype.element_ty))
+
+
+def sum(input, dim, keepdim=False, dtype=None):  # noqa: A001
+    x = input
+    if dtype is not None:
+        x = x.to(dtype)
+    elif not x.is_floating_point():
+        x = x.to(torch.int64)
+    out_dtype = x.dtype
+    if isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    nd = x.dim()
+    dims = sorted(set(d % nd for d in dims)) if nd > 0 else []
+    keep = [d for d in range(nd) if d not in dims]
+    xp = x.permute(*keep, *dims).contiguous()
+    R = 1
+    for d in dims:
+        R *= x.shape[d]
+    out_shape = [x.shape[d] for d in keep]
+    M = 1
+    for s in out_shape:
+        M *= s
+    res = torch.empty(M, dtype=out_dtype, device=x.device)
+    if M > 0:
+        if R == 0:
+            res.zero_()
+        else:
+            x2 = xp.reshape(M, R)
+            BLOCK_SIZE = min(1024, triton.next_power_of_2(R))
+            _sum_rows_kernel[(M,)](x2, res, R, IS_INT=not out_dtype.is_floating_point,
+                                   IS_F64=out_dtype == torch.float64, BLOCK_SIZE=BLOCK_SIZE)
+    res = res.reshape(out_shape)
+    if keepdim:
+        for d in dims:
+            res = res.unsqueeze(d)
+    return res
