@@ -264,6 +264,7 @@ def _call(entry: Callable, args: list, kwargs: dict, device: str, case: dict) ->
     synchronize(device)
     return value
 
+
 def _exact_value(loaded: Loaded, device: str, case: dict, value: Any) -> Any:
     """The entry evaluated in float64 on fresh copies of the inputs, rounded to `value`'s dtypes.
 

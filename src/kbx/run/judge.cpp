@@ -24,11 +24,11 @@ bool stops_everything(const CaseResult& r) {
 }
 
 /// The leaves of the return value alone: what --rules kernelbenchx compares.
+bool is_return_leaf(const OutputLeaf& l) { return l.path == "out" || l.path.starts_with("out["); }
+
 std::vector<OutputLeaf> return_leaves(const std::vector<OutputLeaf>& leaves) {
   std::vector<OutputLeaf> out;
-  std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(out), [](const OutputLeaf& l) {
-    return l.path == "out" || l.path.starts_with("out[");
-  });
+  std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(out), is_return_leaf);
   return out;
 }
 
@@ -42,8 +42,6 @@ void record_verdict(store::CaseRecord& c, const compare::Verdict& v) {
   c.mismatch_count = v.mismatch_count;
   c.first_mismatch_index = v.first_mismatch_index;
 }
-
-bool is_return_leaf(const OutputLeaf& l) { return l.path == "out" || l.path.starts_with("out["); }
 
 /// The arguments a canonical task's case sent back, judged directly (its canonical form covers
 /// only the return value): each argument against the reference's (an input the task leaves
@@ -126,6 +124,19 @@ bool is_unmutated_input(const std::string& path, const JudgeRules& rules) {
   return std::find(rules.mutated_args.begin(), rules.mutated_args.end(), index) ==
          rules.mutated_args.end();
 }
+
+namespace {
+
+/// A mismatch in an argument the task leaves unchanged is the call writing into its input.
+void mark_input_mutated(store::CaseRecord& c, const JudgeRules& rules) {
+  if (c.status == "mismatch" && is_unmutated_input(c.path, rules)) {
+    c.reason = "input_mutated";
+    c.detail = fmt::format("the call changed its input {}, which the task leaves unchanged: {}",
+                           c.path, c.detail);
+  }
+}
+
+}  // namespace
 
 bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r) {
   return r.status == CaseStatus::error && (call.raises.empty() || stops_everything(r));
@@ -292,10 +303,8 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
       record_verdict(c, v);
       if (v.ok) {
         j.pending_canonical.push_back(i);
-      } else if (c.status == "mismatch" && is_unmutated_input(c.path, rules)) {
-        c.reason = "input_mutated";
-        c.detail = fmt::format("the call changed its input {}, which the task leaves unchanged: {}",
-                               c.path, c.detail);
+      } else {
+        mark_input_mutated(c, rules);
       }
     } else if (rules.rules == "kernelbenchx") {
       record_verdict(c, compare::compare_outputs(return_leaves(expected[i].outputs),
@@ -303,11 +312,7 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
     } else {
       record_verdict(c, compare::compare_outputs(expected[i].outputs, r.outputs, contract,
                                                  &expected[i].magnitude));
-      if (c.status == "mismatch" && is_unmutated_input(c.path, rules)) {
-        c.reason = "input_mutated";
-        c.detail = fmt::format("the call changed its input {}, which the task leaves unchanged: {}",
-                               c.path, c.detail);
-      }
+      mark_input_mutated(c, rules);
     }
     j.cases.push_back(std::move(c));
   }
