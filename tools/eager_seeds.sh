@@ -8,7 +8,8 @@
 #        REF_WORKERS (kbx suite check --reference-workers), SEED_BASE (1000: chunk b uses base seed
 #        SEED_BASE + b; give each run its own range, or its draws repeat an earlier run's),
 #        BUDGET_S (start no chunk that the slowest chunk so far says would end past this many
-#        seconds; the table then counts the draws that ran)
+#        seconds; the table then counts the draws that ran), CASES (kbx suite check --cases: only
+#        the cases whose names match these comma-separated globs, e.g. the cases a change added)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -37,7 +38,7 @@ for ((b = 0; b < chunks; b++)); do
   fi
   c0=$(date +%s)
   "$KBX" suite check "$@" --controls eager --seeds "$n" --seed $((seed_base + b)) --no-perf --device "$device" \
-    ${JOBS:+--jobs "$JOBS"} ${REF_WORKERS:+--reference-workers "$REF_WORKERS"} --no-output-cache \
+    ${JOBS:+--jobs "$JOBS"} ${REF_WORKERS:+--reference-workers "$REF_WORKERS"} ${CASES:+--cases "$CASES"} --no-output-cache \
     -o "$results/chunk$b" --cache-dir "$results/cache" >"$results/chunk$b.log" 2>&1
   rc=$?
   rm -rf "$results/cache"

@@ -6,7 +6,8 @@ usage: tools/repeatability.py RUN_DIR_OR_DB [RUN_DIR_OR_DB ...]
 Per run: the self-check when the submissions are the references (|speedup - 1| per task: median,
 95th percentile, tasks within 0.95x-1.05x) and per workload. Between each pair of runs: per task
 |delta speedup| / speedup (median, 95th percentile, share under 3%) and per workload the
-candidate's median time (median relative difference). Prints the tasks that moved most.
+candidate's median time (median relative difference). Prints each run's tasks outside 0.95x-1.05x
+(and how many are outside 0.9x-1.1x) and the tasks that moved most between runs.
 """
 
 import itertools
@@ -68,6 +69,12 @@ def main() -> int:
         print(f"{name[-28:]:<28} {len(d):>5} {100 * statistics.median(d):>9.2f} {100 * pct(d, .95):>9.1f} "
               f"{sum(x <= 0.05 for x in d):>8}/{len(d):<3} {100 * statistics.median(wl):>8.2f} "
               f"{100 * pct(wl, .95):>8.1f}")
+    for name, r in runs:  # the tasks outside 0.95x-1.05x, and issue 5's bar, 0.9x-1.1x
+        out = sorted(((v["speedup"], k) for k, v in r.items() if abs(v["speedup"] - 1) > 0.05),
+                     key=lambda x: abs(x[0] - 1), reverse=True)
+        wide = sum(abs(x - 1) > 0.1 for x, _ in out)
+        print(f"\n{name[-28:]}: {len(out)} tasks outside 0.95x-1.05x, {wide} outside 0.9x-1.1x" +
+              "".join(f"\n  {k:<52} {x:.3f}x" for x, k in out))
     for (na, a), (nb, b) in itertools.combinations(runs, 2):
         keys = sorted(set(a) & set(b))
         d = [(abs(a[k]["speedup"] - b[k]["speedup"]) / a[k]["speedup"], k) for k in keys]

@@ -37,6 +37,7 @@ _current_stream = torch.cuda.current_stream
 
 
 CI_MAX_SAMPLES_LIMIT = 100_000
+CI_OUT_OF_REACH = 4.0  # adaptive rounds stop once the target needs this many times the budget left
 CI_Z = 1.959964  # two-sided 95%
 
 
@@ -125,7 +126,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
 
     With the kernel inventory's `recorder`, every workload is timed with CUPTI detached (it slows
     every launch and synchronisation, even with its records off), then each workload that timed
-    ok gets `inventory_count` more calls (one for a call over INVENTORY_LONG_CALL_MS) with CUPTI
+    ok gets `inventory_count` more calls (one for a call over LONG_CALL_MS) with CUPTI
     recording, on inputs built again from the same seed (`inventory_calls`). One detach and one
     attach per request: each costs milliseconds. A candidate's inventory takes INVENTORY_CALLS
     calls (the default; kbx checks each against the others); the trusted reference's takes
@@ -157,7 +158,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                 continue
             begin = _perf_counter()
             # One recorded call suffices for a long one (its kernels are the same each time).
-            long_call = _median(result["samples_ms"]) > INVENTORY_LONG_CALL_MS
+            long_call = _median(result["samples_ms"]) > LONG_CALL_MS
             count = 1 if long_call else inventory_count or INVENTORY_CALLS
             inventory_result = _inventory_one(entry, builders, w, settings, flush_buffer,
                                               recorder, count)
@@ -206,12 +207,14 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         extra: dict = {}
         samples, warmup_calls = sample(call, settings, flush, extra)
         t2 = _perf_counter()
-        bracket = bracket_samples(call, flush)
+        # A long call's brackets agree with its events from the first: one a round suffices.
+        count = 1 if _median(samples) > LONG_CALL_MS else BRACKET_SAMPLES
+        bracket = bracket_samples(call, flush, count)
         for _ in range(BRACKET_RETRIES):
             if not brackets_disagree(bracket, samples, extra.get("host_ms")):
                 break
             _host_pause(BRACKET_RETRY_PAUSE_S)  # out of whatever held the host up
-            bracket += bracket_samples(call, flush)
+            bracket += bracket_samples(call, flush, count)
         t3 = _perf_counter()
         if settings.do_bench:
             extra["do_bench_ms"] = _do_bench_median(call)
@@ -362,7 +365,7 @@ HEAD_START_MAX_MS = 20.0
 HEAD_START_MARGIN = 2.0   # head start = margin x what the host would otherwise lag the GPU by
 CYCLES_PER_MS_MIN = 2e5
 CYCLES_PER_MS_MAX = 4e6
-BLOCK_PROBE_MS = 2.0      # the GPU sleep a call is launched behind to see whether it waits for it
+BLOCK_PROBE_MS = 1.0      # the GPU sleep a call is launched behind to see whether it waits for it
 FLUSH_MS_MAX = 5.0
 _cycles_per_ms: list[float] = []
 _flush_ms: list[float] = []
@@ -443,8 +446,9 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     The first round takes the planned count (plan_samples). With `ci_target`, further rounds follow
     while the median's 95% confidence interval is wider than ci_target of it: each round asks for
     the count the interval's width predicts (width shrinks as 1/sqrt(n)), within what is left of
-    ci_budget_ms and ci_max_samples. extra["sampling"]: "ci" (interval reached), "budget",
-    "max_samples", or "plan" (no target)."""
+    ci_budget_ms and ci_max_samples; once the target would need over CI_OUT_OF_REACH times the
+    samples the budget has left, no further round is taken. extra["sampling"]: "ci" (interval
+    reached), "budget" (spent, or out of its reach), "max_samples", or "plan" (no target)."""
     begin = _perf_counter()
     warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
     # Only a call whose launch took most of its wall time can be waiting for the GPU (a blocking
@@ -476,6 +480,12 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
             wanted = math.ceil(n * (rel / settings.ci_target) ** 2 * 1.1) - n if math.isfinite(rel) else n
             per_sample_ms = max(spent_ms / n, 1e-6)
             affordable = int((settings.ci_budget_ms - spent_ms) / per_sample_ms) + 1
+            if math.isfinite(rel) and wanted > CI_OUT_OF_REACH * affordable:
+                # Even the whole budget would leave the interval over twice the target (its width
+                # shrinks as 1/sqrt(n)): more rounds would spend the budget on a noisy workload
+                # and barely narrow it.
+                stop = "budget"
+                break
             more = min(max(wanted, BATCH), affordable, settings.ci_max_samples - n)
             batches.gpu_per_sample_ms = _median(samples) + batches.flush_ms
             samples += batches.take(call, flush_buffer, max(1, more))
@@ -565,7 +575,7 @@ BRACKET_RETRY_PAUSE_S = 0.002
 _host_pause = time.sleep
 INVENTORY_CALLS = 3
 REFERENCE_INVENTORY_CALLS = 1
-INVENTORY_LONG_CALL_MS = 10.0  # calls longer than this get one inventory call
+LONG_CALL_MS = 10.0  # calls longer than this get one bracket a round and one inventory call
 
 
 def bracket_samples(call: Callable[[], Any], flush_buffer, count: int = BRACKET_SAMPLES
@@ -644,14 +654,14 @@ def _warm_up(call: Callable[[], Any], settings: Settings) -> tuple[int, float, f
     return calls, best_ms, best_launch_ms
 
 
-LONG_ROUND_MS = 100.0       # a first round of min_samples longer than this is cut ...
+LONG_ROUND_MS = 50.0        # a first round of min_samples longer than this is cut ...
 LONG_CALL_MIN_SAMPLES = 5   # ... to what fills LONG_ROUND_MS, but never below this many
 
 
 def plan_samples(settings: Settings, per_call_ms: float) -> int:
     """Samples to take: enough to fill budget_ms at `per_call_ms` each, within [min, max]; calls
     so long that min_samples of them exceed LONG_ROUND_MS take what fills it, at least
-    LONG_CALL_MIN_SAMPLES (a 0.5 s call: 5 samples, not 10 — long calls are GPU-bound and steady,
+    LONG_CALL_MIN_SAMPLES (a 10 ms call: 5 samples, not 10 — long calls are GPU-bound and steady,
     and the adaptive rounds still follow within ci_budget_ms)."""
     if per_call_ms <= 0:
         wanted = settings.max_samples

@@ -34,8 +34,8 @@ def test_bad_settings_are_protocol_errors(raw):
 
 
 @pytest.mark.parametrize("per_call_ms, expected", [
-    (1.0, 40), (0.001, 100), (100.0, 5), (15.0, 7), (10.0, 10), (500.0, 5), (float("inf"), 10),
-    (0.0, 100)])
+    (1.0, 40), (0.001, 100), (100.0, 5), (15.0, 5), (10.0, 5), (4.0, 10), (6.0, 9), (500.0, 5),
+    (float("inf"), 10), (0.0, 100)])
 def test_sample_plan_fills_the_budget_within_bounds(per_call_ms, expected):
     settings = timing.Settings(min_samples=10, max_samples=100, budget_ms=40)
     assert timing.plan_samples(settings, per_call_ms) == expected
@@ -238,6 +238,30 @@ def test_sampling_stops_at_the_budget_or_the_cap(monkeypatch):
     extra = {}
     samples, _ = timing.sample(call, _settings(ci_max_samples=150), None, extra)
     assert extra["sampling"] == "max_samples" and len(samples) == 150
+
+
+def test_a_target_out_of_the_budgets_reach_takes_no_more_rounds(monkeypatch):
+    """1 ms samples spread by 50%: the 1% interval needs thousands of samples, the 50 ms budget
+    affords about 40 more, so sampling stops after the planned round instead of spending it."""
+    import random
+    rng = random.Random(3)
+    call = _fake_gpu(monkeypatch, lambda i: 1.0 * (1 + 0.5 * rng.random()))
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_budget_ms=50), None, extra)
+    assert extra["sampling"] == "budget" and len(samples) == 10
+    # Within reach (a 10% spread, 300 ms): the rounds go on to the target, as before.
+    call = _fake_gpu(monkeypatch, lambda i: 0.1 * (1 + 0.1 * rng.gauss(0, 1)))
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_budget_ms=300), None, extra)
+    assert extra["sampling"] == "ci" and len(samples) > 100
+
+
+def test_a_long_call_takes_one_bracket_and_five_samples(monkeypatch):
+    call = _fake_gpu(monkeypatch, lambda i: 20.0)
+    monkeypatch.setattr(timing, "_call_of", lambda entry, builders, w: call)
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
+    assert result["status"] == "ok" and result["bracket_ms"] == [pytest.approx(20.0)]
+    assert len(result["samples_ms"]) == timing.LONG_CALL_MIN_SAMPLES
 
 
 def test_no_target_keeps_the_plan(monkeypatch):

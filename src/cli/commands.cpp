@@ -868,6 +868,7 @@ struct CheckArgs {
   std::vector<std::string> tasks;  ///< globs over task keys; empty: every task
   int seeds = 3;
   std::string controls;
+  std::string cases;  ///< --cases: globs over case names; empty: every case
   bool no_output_cache = false;
   int reference_workers = 0;
 };
@@ -894,13 +895,14 @@ int cmd_suite_check(const EvalArgs& e, const CheckArgs& c, const std::vector<std
   auto s = load_run_suite(options.run);
   std::vector<const suite::Task*> tasks;
   std::string patterns = fmt::format("{}", fmt::join(c.tasks, ","));
-  for (const auto& t : s.tasks) {
-    if (run::task_selected(patterns, t.key)) {
+  for (auto& t : s.tasks) {
+    if (run::task_selected(patterns, t.key) && suite::select_cases(t, c.cases)) {
       tasks.push_back(&t);
     }
   }
   if (tasks.empty()) {
-    throw Error(ErrorKind::usage, "no task matches '{}' (see `kbx suite list`)", patterns);
+    throw Error(ErrorKind::usage, "no task matches '{}'{} (see `kbx suite list` and `kbx suite show`)",
+                patterns, c.cases.empty() ? "" : fmt::format(" with a case matching '{}'", c.cases));
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -1334,6 +1336,9 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   check_cmd->add_option("--controls", check_args.controls,
                         "Only these controls: eager,zeros,first_input,noise,float16,bfloat16,upstream");
+  check_cmd->add_option("--cases", check_args.cases,
+                        "Only the cases whose names match these comma-separated globs, without the "
+                        "recheck (a task's new cases alone); tasks with none are left out");
   check_cmd->add_option("--device", ce.device, "cuda, cpu or auto")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   check_cmd->add_option("-j,--jobs", ce.jobs, "Evaluations in flight");

@@ -434,6 +434,25 @@ void apply_rules(Task& task, std::string_view rules) {
   }
 }
 
+bool select_cases(Task& task, std::string_view patterns) {
+  std::vector<std::string> globs;
+  for (const auto& p : split(patterns, ',')) {
+    if (!trim(p).empty()) {
+      globs.emplace_back(trim(p));
+    }
+  }
+  if (globs.empty()) {
+    return !task.cases.empty();
+  }
+  std::erase_if(task.cases, [&](const TestCase& c) {
+    return std::none_of(globs.begin(), globs.end(),
+                        [&](const std::string& g) { return glob_match(g, c.name); });
+  });
+  task.recheck = false;
+  task.version += fmt::format("+cases={}", fmt::join(globs, ","));
+  return !task.cases.empty();
+}
+
 namespace {
 
 Task parse_task(std::string_view text, const fs::path& dir, const std::string& key) {

@@ -140,6 +140,13 @@ void apply_perf_scale(Task& task, double scale);
 /// set, and reference outputs are kept per case. Throws Error(suite) where no case is left.
 void apply_rules(Task& task, std::string_view rules);
 
+/// Keeps the cases whose names match one of `patterns` (comma-separated globs; `kbx suite check
+/// --cases`), without the recheck, so a check can run a task's new cases alone. Each case keeps its
+/// inputs (a case's seed comes from its name). The task's version gets "+cases=<patterns>", so a
+/// resumed folder never counts a check of other cases. Returns whether any case is left; a no-op
+/// on an empty list.
+bool select_cases(Task& task, std::string_view patterns);
+
 /// The task's perf workloads as calls, resolved for a run with `base_seed`.
 std::vector<ResolvedCall> resolve_workloads(const Task& task, std::uint64_t base_seed);
 

@@ -135,6 +135,31 @@ TEST(ApplyRules, ATaskWithNoPublicCaseIsAnErrorUnderKernelbenchx) {
   }
 }
 
+// kbx suite check --cases: a task's chosen cases alone, each with the inputs it has in a full run.
+TEST(SelectCases, KeepsMatchingCasesWithTheirSeedsAndDropsTheRecheck) {
+  Task t = two_case_task();
+  auto full = resolve_cases(t, 42);
+  std::string version = t.version;
+  ASSERT_TRUE(select_cases(t, " nothing_*, rows_4*"));
+  ASSERT_EQ(t.cases.size(), 1U);
+  auto calls = resolve_cases(t, 42);
+  ASSERT_EQ(calls.size(), 1U);  // no "/recheck"
+  EXPECT_EQ(calls[0].name, "rows_4x5");
+  EXPECT_EQ(calls[0].seed, full[1].seed);
+  EXPECT_EQ(t.version, version + "+cases=nothing_*,rows_4*");
+}
+
+TEST(SelectCases, NoMatchLeavesNothingAndAnEmptyListKeepsAll) {
+  Task t = two_case_task();
+  Task u = t;
+  EXPECT_TRUE(select_cases(u, " , "));
+  EXPECT_EQ(u.cases.size(), 2U);
+  EXPECT_TRUE(u.recheck);
+  EXPECT_EQ(u.version, t.version);
+  EXPECT_FALSE(select_cases(t, "cols_*"));
+  EXPECT_TRUE(t.cases.empty());
+}
+
 TEST(ResolveWorkloads, NamesWorkloadsPerfIndexAndSeedsThemByIndex) {
   Task t = two_case_task();
   auto calls = resolve_workloads(t, 7);
