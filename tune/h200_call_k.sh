@@ -7,8 +7,8 @@
 # 2. issues 5 and 7: the 176 references as submissions, RUNS runs with fresh Triton and compile
 #    caches and one reference timing cache (tools/h200_timing_cache.sh: run 1 times the references
 #    into it, later runs read them back), each with --trace and TIMING_ARGS (sampling flags), then
-#    tools/repeatability.py and tools/trace_summary.py per run. Writes /tmp/k/* and
-#    /tmp/k-texts.tar.xz; the finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
+#    tools/repeatability.py, tools/trace_summary.py and tune/timing_profile.py after each run.
+#    Writes /tmp/k/* and /tmp/k-texts.tar.xz; a finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
 #   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS
 set -u
 cd "$(dirname "$0")/.."
@@ -30,14 +30,30 @@ if [ -z "${SKIP_DRAWS:-}" ]; then
   wait
   echo "svd and Adam draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
 fi
+# The timing runs as tools/h200_timing_cache.sh makes them, each one's files ready as soon as it
+# ends (a finish call may come before the last run does).
 R=/tmp/kbx-timing-cache
-RESULTS=$R RUNS="${RUNS:-2}" EVAL_ARGS="--trace $R/trace@RUN@.json ${TIMING_ARGS:-}" tools/h200_timing_cache.sh >/tmp/k/repeat.txt 2>&1
-echo "timing: exit $?, $(( $(date +%s) - t0 )) s"
+rm -rf $R && mkdir -p $R
+export KBX_CACHE_DIR=$R/cache TRITON_CACHE_DIR=$R/triton
+python3 tools/references_as_submissions.py $R/refs.jsonl
+dirs=()
 for i in $(seq 1 "${RUNS:-2}"); do
-  python3 tools/trace_summary.py "$R/trace$i.json" >/tmp/k/trace$i.txt 2>&1
-  xz -T4 -c "$R/run$i/kbx.db" >/tmp/k/run$i.db.xz 2>/dev/null
+  rm -rf $R/triton
+  t1=$(date +%s.%N)
+  # shellcheck disable=SC2086 # TIMING_ARGS is a list of flags
+  $KBX eval $R/refs.jsonl -o $R/run$i --device cuda --no-require-triton --reference-timing cached \
+    --compile-cache $R/compile$i --trace $R/trace$i.json ${TIMING_ARGS:-} >$R/run$i.log 2>&1
+  rc=$?
+  echo "run $i: exit $rc, $(grep -c ' ok ' $R/run$i.log) ok, wall $(python3 -c "print(round($(date +%s.%N) - $t1, 1))") s;" \
+       "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' $R/run$i.log | tail -1)" | tee -a /tmp/k/repeat.txt
+  dirs+=("$R/run$i")
+  python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
+  python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
+  python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
+  xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
+  xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
+  tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
+  echo "timing run $i done: $(( $(date +%s) - t0 )) s"
 done
-tar -C $R -cJf /tmp/k/traces.tar.xz $(cd $R && ls trace*.json) 2>/dev/null
-tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
 ls -la /tmp/k
-cat /tmp/k/repeat.txt | tail -60
+cat /tmp/k/repeatability.txt
