@@ -3,7 +3,8 @@
 # 1. issue 5: PyTorch eager over 1,000 draws on the H200 of what changed since session 27's draws
 #    (tree e605e02): the cases sessions 27-28 added or changed (tune/session29_cases.txt, in the
 #    tasks of tune/session29_tasks.txt; `kbx suite check --cases`), and every case of
-#    LinearAlgebra/svd (its backward-error rule) and Optimizer/Adam (judged by step() now);
+#    LinearAlgebra/svd (its backward-error rule), Optimizer/Adam (judged by step() now) and the nine
+#    dropout tasks (their masks' independence test);
 # 2. issues 5 and 7: the 176 references as submissions, RUNS runs with fresh Triton and compile
 #    caches and one reference timing cache (tools/h200_timing_cache.sh: run 1 times the references
 #    into it, later runs read them back), each with --trace and TIMING_ARGS (sampling flags), then
@@ -17,12 +18,13 @@ export KBX=build-device/kbx KBX_PYTHON=python3
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 t0=$(date +%s)
 if [ -z "${SKIP_DRAWS:-}" ]; then
-  # svd and Adam are two evaluations a chunk (one per task), so four runs of a quarter of the
+  # The whole tasks are a few evaluations a chunk (one per task), so four runs of a quarter of the
   # draws each (their own base seeds) go beside the delta's 53 tasks.
   q=$(( ${DRAWS:-1000} / 4 ))
   for p in 0 1 2 3; do
-    JOBS=2 REF_WORKERS=2 SEED_BASE=$((7100 + p)) RESULTS=/tmp/seeds-whole$p \
-      tools/eager_seeds.sh "$q" "$q" LinearAlgebra/svd.py Optimizer/Adam.py >/tmp/k/seeds-whole$p.txt 2>&1 &
+    JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p)) RESULTS=/tmp/seeds-whole$p \
+      tools/eager_seeds.sh "$q" "$q" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
+      Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
   done
   CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
     tools/eager_seeds.sh "${DRAWS:-1000}" 250 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1

@@ -46,13 +46,15 @@ def canonical_bmm_rmsnorm_gelu_dropout_sub(out, args, kwargs):
     eligible = kept.abs() >= _ELIGIBLE
     n = int(eligible.sum().item())
     k = int((dropped & eligible).sum().item())
-    return filled, torch.tensor(_binomial_tail_ok(k, n, float(p)), device=out.device)
+    ok = _binomial_tail_ok(k, n, float(p)) and _independent(dropped, eligible, float(p))
+    return filled, torch.tensor(ok, device=out.device)
 
 
 # ---- judging dropout results (canonical form) ----
 # A dropout mask cannot be reproduced outside torch's own generator, so the canonical form keeps what a
 # correct result must satisfy: every element is either dropped or equal to the undropped value scaled by
-# 1 / (1 - p), and the number of dropped elements is a plausible Binomial(n, p) draw.
+# 1 / (1 - p), the number of dropped elements is a plausible Binomial(n, p) draw, and the mask does not
+# repeat across slices or blocks as no independent draw would (_independent).
 
 _ELIGIBLE = 1e-3     # elements whose undropped value is at least this large count towards the drop statistic
 _TAIL = 1e-9         # a drop count is rejected when its exact binomial tail probability is below this
@@ -68,6 +70,48 @@ def _binomial_tail_ok(k, n, p):
     upper = torch.logsumexp(logpmf[k:], 0).item()
     lower = torch.logsumexp(logpmf[:k + 1], 0).item()
     return min(upper, lower) >= math.log(_TAIL)
+
+
+_PERIODS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)  # block sizes a kernel's random keys may repeat with
+
+
+def _independent(dropped, eligible, p):
+    """False when the drop mask repeats where independent draws would not: neighbouring slices along
+    any dimension (a mask drawn per batch or per row and reused), or blocks a power of two apart along
+    the last dimension or the flat index (random keys taken within a block, not globally). Each test
+    pairs disjoint elements, eligible both, which agree (both dropped or both kept) with probability
+    p^2 + (1-p)^2 when independent: each count is rejected where the Chernoff bound on its tail,
+    exp(-n KL(k/n || q)), is below _TAIL (the true tail is smaller: never a false failure more often)."""
+    q = p * p + (1.0 - p) * (1.0 - p)
+    d, e = dropped.bool(), eligible.bool()
+    pairs = []
+    for dim in range(d.dim()):
+        m = d.shape[dim] // 2
+        if m:
+            even = torch.arange(0, 2 * m, 2, device=d.device)
+            pairs.append((d.index_select(dim, even), d.index_select(dim, even + 1),
+                          e.index_select(dim, even), e.index_select(dim, even + 1)))
+    for flat in ((d.reshape(-1, d.shape[-1]), e.reshape(-1, e.shape[-1])) if d.dim() else (),
+                 (d.reshape(1, -1), e.reshape(1, -1))):
+        if not flat:
+            continue
+        fd, fe = flat
+        for period in _PERIODS:
+            blocks = fd.shape[1] // (2 * period)
+            if blocks == 0:
+                break
+            bd = fd[:, :blocks * 2 * period].reshape(-1, blocks, 2, period)
+            be = fe[:, :blocks * 2 * period].reshape(-1, blocks, 2, period)
+            pairs.append((bd[:, :, 0], bd[:, :, 1], be[:, :, 0], be[:, :, 1]))
+    for a, b, ea, eb in pairs:
+        both = ea & eb
+        n = int(both.sum().item())
+        k = int(((a == b) & both).sum().item())
+        f = k / n if n else q
+        kl = sum(x * math.log(x / y) for x, y in ((f, q), (1.0 - f, 1.0 - q)) if x > 0)
+        if n * kl > -math.log(_TAIL):
+            return False
+    return True
 
 
 def _judge_dropout(out, dropped, expected, p):

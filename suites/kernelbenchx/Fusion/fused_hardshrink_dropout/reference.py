@@ -16,8 +16,9 @@ def fused_hardshrink_dropout(input, p=0.5, training=True, inplace=False, lambd=0
 
 def canonical_dropout(out, args, kwargs):
     """Deterministic when training=False or p == 0; otherwise each element must be 0 (dropped)
-    or the hard-shrunk scaled input (kept), and the number of dropped elements among those whose
-    kept value is non-zero must be a plausible Binomial(n, p) draw (|z| <= 5.5)."""
+    or the hard-shrunk scaled input (kept), the number of dropped elements among those whose
+    kept value is non-zero must be a plausible Binomial(n, p) draw (|z| <= 5.5), and the drops must
+    not repeat across slices or blocks (_independent)."""
     b = inspect.signature(fused_hardshrink_dropout).bind(*args, **kwargs)
     b.apply_defaults()
     a = b.arguments
@@ -37,4 +38,48 @@ def canonical_dropout(out, args, kwargs):
     else:
         sd = math.sqrt(n * p * (1.0 - p))
         ok = abs(dropped - n * p) <= 5.5 * sd + 0.5
+    ok = ok and _independent(informative & (out == 0), informative, p)
     return (diff, torch.tensor(ok))
+
+
+_TAIL = 1e-9  # each independence test rejects below this bound on its tail probability
+_PERIODS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)  # block sizes a kernel's random keys may repeat with
+
+
+def _independent(dropped, eligible, p):
+    """False when the drop mask repeats where independent draws would not: neighbouring slices along
+    any dimension (a mask drawn per batch or per row and reused), or blocks a power of two apart along
+    the last dimension or the flat index (random keys taken within a block, not globally). Each test
+    pairs disjoint elements, eligible both, which agree (both dropped or both kept) with probability
+    p^2 + (1-p)^2 when independent: each count is rejected where the Chernoff bound on its tail,
+    exp(-n KL(k/n || q)), is below _TAIL (the true tail is smaller: never a false failure more often)."""
+    q = p * p + (1.0 - p) * (1.0 - p)
+    d, e = dropped.bool(), eligible.bool()
+    pairs = []
+    for dim in range(d.dim()):
+        m = d.shape[dim] // 2
+        if m:
+            even = torch.arange(0, 2 * m, 2, device=d.device)
+            pairs.append((d.index_select(dim, even), d.index_select(dim, even + 1),
+                          e.index_select(dim, even), e.index_select(dim, even + 1)))
+    for flat in ((d.reshape(-1, d.shape[-1]), e.reshape(-1, e.shape[-1])) if d.dim() else (),
+                 (d.reshape(1, -1), e.reshape(1, -1))):
+        if not flat:
+            continue
+        fd, fe = flat
+        for period in _PERIODS:
+            blocks = fd.shape[1] // (2 * period)
+            if blocks == 0:
+                break
+            bd = fd[:, :blocks * 2 * period].reshape(-1, blocks, 2, period)
+            be = fe[:, :blocks * 2 * period].reshape(-1, blocks, 2, period)
+            pairs.append((bd[:, :, 0], bd[:, :, 1], be[:, :, 0], be[:, :, 1]))
+    for a, b, ea, eb in pairs:
+        both = ea & eb
+        n = int(both.sum().item())
+        k = int(((a == b) & both).sum().item())
+        f = k / n if n else q
+        kl = sum(x * math.log(x / y) for x, y in ((f, q), (1.0 - f, 1.0 - q)) if x > 0)
+        if n * kl > -math.log(_TAIL):
+            return False
+    return True
