@@ -10,52 +10,61 @@
 #    into it, later runs read them back), each with --trace and TIMING_ARGS (sampling flags), then
 #    tools/repeatability.py, tools/trace_summary.py and tune/timing_profile.py after each run.
 #    Writes /tmp/k/* and /tmp/k-texts.tar.xz; a finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
-#   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS
+#   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS, TIMING_FIRST=1 (the timing
+#        runs before the draws)
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k
 export KBX=build-device/kbx KBX_PYTHON=python3
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 t0=$(date +%s)
-if [ -z "${SKIP_DRAWS:-}" ]; then
-  # The whole tasks are a few evaluations a chunk (one per task), so four runs of a quarter of the
-  # draws each (their own base seeds) go beside the delta's 53 tasks.
-  q=$(( ${DRAWS:-1000} / 4 ))
-  for p in 0 1 2 3; do
-    JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p)) RESULTS=/tmp/seeds-whole$p \
-      tools/eager_seeds.sh "$q" "$q" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
-      Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
+draws() {
+  if [ -z "${SKIP_DRAWS:-}" ]; then
+    # The whole tasks are a few evaluations a chunk (one per task), so four runs of a quarter of the
+    # draws each (their own base seeds) go beside the delta's 53 tasks.
+    q=$(( ${DRAWS:-1000} / 4 ))
+    for p in 0 1 2 3; do
+      JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p)) RESULTS=/tmp/seeds-whole$p \
+        tools/eager_seeds.sh "$q" "$q" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
+        Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
+    done
+    CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
+      tools/eager_seeds.sh "${DRAWS:-1000}" 250 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
+    echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
+    wait
+    echo "whole-task draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
+    tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
+  fi
+}
+
+timing() {
+  # The timing runs as tools/h200_timing_cache.sh makes them, each one's files ready as soon as it
+  # ends (a finish call may come before the last run does).
+  R=/tmp/kbx-timing-cache
+  rm -rf $R && mkdir -p $R
+  export KBX_CACHE_DIR=$R/cache TRITON_CACHE_DIR=$R/triton
+  python3 tools/references_as_submissions.py $R/refs.jsonl
+  dirs=()
+  for i in $(seq 1 "${RUNS:-2}"); do
+    rm -rf $R/triton
+    t1=$(date +%s.%N)
+    # shellcheck disable=SC2086 # TIMING_ARGS is a list of flags
+    $KBX eval $R/refs.jsonl -o $R/run$i --device cuda --no-require-triton --reference-timing cached \
+      --compile-cache $R/compile$i --trace $R/trace$i.json ${TIMING_ARGS:-} >$R/run$i.log 2>&1
+    rc=$?
+    echo "run $i: exit $rc, $(grep -c ' ok ' $R/run$i.log) ok, wall $(python3 -c "print(round($(date +%s.%N) - $t1, 1))") s;" \
+         "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' $R/run$i.log | tail -1)" | tee -a /tmp/k/repeat.txt
+    dirs+=("$R/run$i")
+    python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
+    python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
+    python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
+    xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
+    xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
+    tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
+    echo "timing run $i done: $(( $(date +%s) - t0 )) s"
   done
-  CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
-    tools/eager_seeds.sh "${DRAWS:-1000}" 250 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
-  echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
-  wait
-  echo "svd and Adam draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
-fi
-# The timing runs as tools/h200_timing_cache.sh makes them, each one's files ready as soon as it
-# ends (a finish call may come before the last run does).
-R=/tmp/kbx-timing-cache
-rm -rf $R && mkdir -p $R
-export KBX_CACHE_DIR=$R/cache TRITON_CACHE_DIR=$R/triton
-python3 tools/references_as_submissions.py $R/refs.jsonl
-dirs=()
-for i in $(seq 1 "${RUNS:-2}"); do
-  rm -rf $R/triton
-  t1=$(date +%s.%N)
-  # shellcheck disable=SC2086 # TIMING_ARGS is a list of flags
-  $KBX eval $R/refs.jsonl -o $R/run$i --device cuda --no-require-triton --reference-timing cached \
-    --compile-cache $R/compile$i --trace $R/trace$i.json ${TIMING_ARGS:-} >$R/run$i.log 2>&1
-  rc=$?
-  echo "run $i: exit $rc, $(grep -c ' ok ' $R/run$i.log) ok, wall $(python3 -c "print(round($(date +%s.%N) - $t1, 1))") s;" \
-       "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' $R/run$i.log | tail -1)" | tee -a /tmp/k/repeat.txt
-  dirs+=("$R/run$i")
-  python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
-  python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
-  python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
-  xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
-  xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
-  tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
-  echo "timing run $i done: $(( $(date +%s) - t0 )) s"
-done
+}
+
+if [ -n "${TIMING_FIRST:-}" ]; then timing; draws; else draws; timing; fi
 ls -la /tmp/k
 cat /tmp/k/repeatability.txt
