@@ -11,7 +11,7 @@
 #    tools/repeatability.py, tools/trace_summary.py and tune/timing_profile.py after each run.
 #    Writes /tmp/k/* and /tmp/k-texts.tar.xz; a finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
 #   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS, TIMING_FIRST=1 (the timing
-#        runs before the draws)
+#        runs before the draws), DEADLINE_S (the draws start no chunk that would end later)
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k
@@ -22,14 +22,18 @@ draws() {
   if [ -z "${SKIP_DRAWS:-}" ]; then
     # The whole tasks are a few evaluations a chunk (one per task), so four runs of a quarter of the
     # draws each (their own base seeds) go beside the delta's 53 tasks.
+    # DEADLINE_S: the draws stop starting chunks that would end past this many seconds from the
+    # script's start (eager_seeds.sh's BUDGET_S), so their tables count what ran.
+    local budget=""
+    [ -n "${DEADLINE_S:-}" ] && budget=$(( DEADLINE_S - ($(date +%s) - t0) ))
     q=$(( ${DRAWS:-1000} / 4 ))
     for p in 0 1 2 3; do
-      JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p)) RESULTS=/tmp/seeds-whole$p \
-        tools/eager_seeds.sh "$q" "$q" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
+      BUDGET_S=$budget JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p * 10)) RESULTS=/tmp/seeds-whole$p \
+        tools/eager_seeds.sh "$q" 50 LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
         Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
     done
-    CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
-      tools/eager_seeds.sh "${DRAWS:-1000}" 250 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
+    BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
+      tools/eager_seeds.sh "${DRAWS:-1000}" 100 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
     echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
     wait
     echo "whole-task draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
