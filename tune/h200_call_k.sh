@@ -29,11 +29,11 @@ draws() {
     q=$(( ${DRAWS:-1000} / 4 ))
     for p in 0 1 2 3; do
       BUDGET_S=$budget JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p * 10)) RESULTS=/tmp/seeds-whole$p \
-        tools/eager_seeds.sh "$q" 50 LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
+        tools/eager_seeds.sh "$q" "${CHUNK_WHOLE:-50}" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
         Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
     done
     BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
-      tools/eager_seeds.sh "${DRAWS:-1000}" 100 $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
+      tools/eager_seeds.sh "${DRAWS:-1000}" "${CHUNK_DELTA:-100}" $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
     echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
     wait
     echo "whole-task draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
