@@ -11,7 +11,9 @@
 #    tools/repeatability.py, tools/trace_summary.py and tune/timing_profile.py after each run.
 #    Writes /tmp/k/* and /tmp/k-texts.tar.xz; a finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
 #   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS, TIMING_FIRST=1 (the timing
-#        runs before the draws), DEADLINE_S (the draws start no chunk that would end later)
+#        runs before the draws), DEADLINE_S (the draws start no chunk that would end later),
+#        SEED_OFFSET (added to every base seed: session 29 used 0, and 50 and 100 by hand, so the
+#        next draws take SEED_OFFSET=200 or more), CHUNK_DELTA (100), CHUNK_WHOLE (50)
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k
@@ -28,11 +30,11 @@ draws() {
     [ -n "${DEADLINE_S:-}" ] && budget=$(( DEADLINE_S - ($(date +%s) - t0) ))
     q=$(( ${DRAWS:-1000} / 4 ))
     for p in 0 1 2 3; do
-      BUDGET_S=$budget JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + p * 10)) RESULTS=/tmp/seeds-whole$p \
+      BUDGET_S=$budget JOBS=4 REF_WORKERS=2 SEED_BASE=$((7100 + ${SEED_OFFSET:-0} + p * 10)) RESULTS=/tmp/seeds-whole$p \
         tools/eager_seeds.sh "$q" "${CHUNK_WHOLE:-50}" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
         Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
     done
-    BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=7000 RESULTS=/tmp/seeds-delta \
+    BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=$((7000 + ${SEED_OFFSET:-0})) RESULTS=/tmp/seeds-delta \
       tools/eager_seeds.sh "${DRAWS:-1000}" "${CHUNK_DELTA:-100}" $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
     echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
     wait
