@@ -6,7 +6,9 @@
 # usage: tools/h200_timing_cache.sh [TASK_GLOBS (all)]
 #   env: RESULTS (/tmp/kbx-timing-cache), RUNS (2: run 1 fills the cache, the later ones read it;
 #        each run has fresh Triton and compile caches, only the reference timings carry over),
-#        EVAL_ARGS (more kbx eval flags; @RUN@ becomes the run's number, e.g. "--trace T@RUN@.json")
+#        EVAL_ARGS (more kbx eval flags; @RUN@ becomes the run's number, e.g. "--trace T@RUN@.json"),
+#        AFTER_RUN (a shell command run after each run, @RUN@ likewise: a caller's summaries of the
+#        runs so far, ready before the next run starts)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py="${KBX_PYTHON:-python3}"
@@ -29,5 +31,6 @@ for ((i = 1; i <= runs; i++)); do
   t1=$(date +%s.%N)
   echo "run $i: exit $rc, $(grep -c ' ok ' "$results/run$i.log") ok, wall $("$py" -c "print(round($t1 - $t0, 1))") s;" \
        "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' "$results/run$i.log" | tail -1)"
+  [ -n "${AFTER_RUN:-}" ] && eval "${AFTER_RUN//@RUN@/$i}"
 done
 "$py" tools/repeatability.py $(for ((i = 1; i <= runs; i++)); do echo "$results/run$i"; done)

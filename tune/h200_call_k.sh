@@ -10,6 +10,7 @@
 #    into it, later runs read them back), each with --trace and TIMING_ARGS (sampling flags), then
 #    tools/repeatability.py, tools/trace_summary.py and tune/timing_profile.py after each run.
 #    Writes /tmp/k/* and /tmp/k-texts.tar.xz; a finish call copies /tmp/k-texts.tar.xz /tmp/k/*.xz.
+# (tools/h200_timing_cache.sh calls `tune/h200_call_k.sh --after-run R I` after each timing run.)
 #   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS, TIMING_FIRST=1 (the timing
 #        runs before the draws), DEADLINE_S (the draws start no chunk that would end later),
 #        SEED_OFFSET (added to every base seed: session 29 used 0, and 50 and 100 by hand, so the
@@ -17,9 +18,8 @@
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k
-export KBX=build-device/kbx KBX_PYTHON=python3
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
-t0=$(date +%s)
+t0=${K_T0:-$(date +%s)}  # the script's start, also in the --after-run calls it makes
+export K_T0=$t0 KBX=build-device/kbx KBX_PYTHON=python3
 draws() {
   if [ -z "${SKIP_DRAWS:-}" ]; then
     # The whole tasks are a few evaluations a chunk (one per task), so four runs of a quarter of the
@@ -44,33 +44,27 @@ draws() {
 }
 
 timing() {
-  # The timing runs as tools/h200_timing_cache.sh makes them, each one's files ready as soon as it
-  # ends (a finish call may come before the last run does).
-  R=/tmp/kbx-timing-cache
-  rm -rf $R && mkdir -p $R
-  export KBX_CACHE_DIR=$R/cache TRITON_CACHE_DIR=$R/triton
-  python3 tools/references_as_submissions.py $R/refs.jsonl
-  dirs=()
-  for i in $(seq 1 "${RUNS:-2}"); do
-    rm -rf $R/triton
-    t1=$(date +%s.%N)
-    # shellcheck disable=SC2086 # TIMING_ARGS is a list of flags
-    $KBX eval $R/refs.jsonl -o $R/run$i --device cuda --no-require-triton --reference-timing cached \
-      --compile-cache $R/compile$i --trace $R/trace$i.json ${TIMING_ARGS:-} >$R/run$i.log 2>&1
-    rc=$?
-    echo "run $i: exit $rc, $(grep -c ' ok ' $R/run$i.log) ok, wall $(python3 -c "print(round($(date +%s.%N) - $t1, 1))") s;" \
-         "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' $R/run$i.log | tail -1)" | tee -a /tmp/k/repeat.txt
-    dirs+=("$R/run$i")
-    python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
-    python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
-    python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
-    xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
-    xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
-    tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
-    echo "timing run $i done: $(( $(date +%s) - t0 )) s"
-  done
+  # tools/h200_timing_cache.sh, each run's summaries and files ready as soon as it ends (a finish
+  # call may come before the last run does).
+  local R=/tmp/kbx-timing-cache
+  RESULTS=$R RUNS="${RUNS:-2}" EVAL_ARGS="--trace $R/trace@RUN@.json ${TIMING_ARGS:-}" \
+    AFTER_RUN="tune/h200_call_k.sh --after-run $R @RUN@" tools/h200_timing_cache.sh | tee -a /tmp/k/repeat.txt
 }
 
+after_run() {  # R I: run I's repeatability (runs 1..I), trace summary, profile and files
+  local R=$1 i=$2 dirs=()
+  for ((j = 1; j <= i; j++)); do dirs+=("$R/run$j"); done
+  python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
+  python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
+  python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
+  xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
+  xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
+  tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
+  echo "timing run $i done: $(( $(date +%s) - t0 )) s"
+}
+
+if [ "${1:-}" = --after-run ]; then after_run "$2" "$3"; exit 0; fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
 if [ -n "${TIMING_FIRST:-}" ]; then timing; draws; else draws; timing; fi
 ls -la /tmp/k
 cat /tmp/k/repeatability.txt

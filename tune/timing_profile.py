@@ -12,20 +12,12 @@ reach the target.
 """
 import collections
 import json
-import math
+import pathlib
 import sqlite3
 import sys
 
-
-def ci_rel(xs):
-    n = len(xs)
-    if n < 6:
-        return math.inf
-    xs = sorted(xs)
-    med = xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
-    half = 1.959964 * math.sqrt(n) / 2
-    lo, hi = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half))
-    return (xs[hi] - xs[lo]) / (2 * med) if med > 0 else math.inf
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from kbx_worker.timing import median_ci_rel  # noqa: E402 - the sampler's own stopping figure
 
 
 def main():
@@ -78,12 +70,12 @@ def main():
                 "JOIN submissions s USING (submission_id) JOIN candidate_samples x USING (timing_id) "
                 "GROUP BY t.timing_id"):
             xs = [float(v) for v in ts.split(",")]
-            rel[("candidate", key, w)] = (ci_rel(xs), sorted(xs)[len(xs) // 2], len(xs))
+            rel[("candidate", key, w)] = (median_ci_rel(xs), sorted(xs)[len(xs) // 2], len(xs))
         for key, w, ts in db.execute(
                 "SELECT t.task_key, t.workload_index, group_concat(x.time_ms) FROM reference_timings t "
                 "JOIN reference_samples x USING (timing_id) GROUP BY t.timing_id"):
             xs = [float(v) for v in ts.split(",")]
-            rel[("reference", key, w)] = (ci_rel(xs), sorted(xs)[len(xs) // 2], len(xs))
+            rel[("reference", key, w)] = (median_ci_rel(xs), sorted(xs)[len(xs) // 2], len(xs))
     for kind in kind_tot:
         rs = [r for r in rows if r["kind"] == kind]
         if rel:
