@@ -43,12 +43,14 @@ def _binomial_tail_ok(k, n, p):
 
 
 _PERIODS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)  # block sizes a kernel's random keys may repeat with
+_GAPS = (1, 2, 3)     # slice distances tested along every dimension (_independent)
 
 
 def _independent(dropped, eligible, p):
-    """False when the drop mask repeats where independent draws would not: neighbouring slices along
-    any dimension (a mask drawn per batch or per row and reused), or blocks a power of two apart along
-    the last dimension or the flat index (random keys taken within a block, not globally). Each test
+    """False when the drop mask repeats where independent draws would not: slices 1, 2 or 3 apart
+    along any dimension (a mask drawn per batch or per row and reused, or cycled through a few), or
+    blocks a power of two apart along the last dimension or the flat index (random keys taken within
+    a block, not globally). Each test
     pairs disjoint elements, eligible both, which agree (both dropped or both kept) with probability
     p^2 + (1-p)^2 when independent: each count is rejected where the Chernoff bound on its tail,
     exp(-n KL(k/n || q)), is below _TAIL (the true tail is smaller: never a false failure more often)."""
@@ -56,11 +58,12 @@ def _independent(dropped, eligible, p):
     d, e = dropped.bool(), eligible.bool()
     pairs = []
     for dim in range(d.dim()):
-        m = d.shape[dim] // 2
-        if m:
-            even = torch.arange(0, 2 * m, 2, device=d.device)
-            pairs.append((d.index_select(dim, even), d.index_select(dim, even + 1),
-                          e.index_select(dim, even), e.index_select(dim, even + 1)))
+        for gap in _GAPS:
+            m = d.shape[dim] // (2 * gap)
+            if m:  # slice i against slice i + gap, in disjoint runs of 2 * gap slices
+                first = torch.arange(2 * m * gap, device=d.device).reshape(m, 2, gap)[:, 0].reshape(-1)
+                pairs.append((d.index_select(dim, first), d.index_select(dim, first + gap),
+                              e.index_select(dim, first), e.index_select(dim, first + gap)))
     for flat in ((d.reshape(-1, d.shape[-1]), e.reshape(-1, e.shape[-1])) if d.dim() else (),
                  (d.reshape(1, -1), e.reshape(1, -1))):
         if not flat:
