@@ -311,10 +311,21 @@ def test_brackets_held_up_by_the_host_are_taken_again(monkeypatch):
     result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
     assert len(result["bracket_ms"]) == 2 * timing.BRACKET_SAMPLES and len(pauses) == 1
     assert min(result["bracket_ms"]) == pytest.approx(0.05)
+    # Held up for three rounds (a stall of tens of milliseconds): each retry waits longer, and the
+    # fourth round, out of the stall, agrees.
+    slow["left"] = 3 * timing.BRACKET_SAMPLES
+    pauses.clear()
+    result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
+    assert len(result["bracket_ms"]) == 4 * timing.BRACKET_SAMPLES
+    assert pauses == list(timing.BRACKET_RETRY_PAUSES_S[:3]) and pauses == sorted(pauses)
+    assert pauses[-1] >= 0.05
+    assert not timing.brackets_disagree(result["bracket_ms"], result["samples_ms"], None)
     # A call whose work escapes stays slow in every round: all rounds are reported.
     slow["left"] = 100
+    pauses.clear()
     result, _ = timing._time_one(None, None, {"index": 0, "seed": 1}, _settings(), None)
     assert len(result["bracket_ms"]) == (1 + timing.BRACKET_RETRIES) * timing.BRACKET_SAMPLES
+    assert pauses == list(timing.BRACKET_RETRY_PAUSES_S) and sum(pauses) < 0.5
     assert timing.brackets_disagree(result["bracket_ms"], result["samples_ms"], None)
 
 
