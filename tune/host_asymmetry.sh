@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Session 30's open question, for a GPU machine in one call: why do host-bound workloads (host time
+# per call at least their GPU time: eigvals, eig, masked_select) time faster in a fresh candidate
+# process than in the long-lived reference worker (the references as submissions on an H100:
+# spectral_norm_eig 1.557x, eig 1.194x, masked_select 1.252x; over 1,525 host-bound workloads
+# reference / candidate median 1.009 with 15.9% above 1.05, GPU-bound ones 1.0006)?
+# Runs the same submissions with the reference timed in the session's reference pass and in each
+# submission's slot (`adjacent`, right after the candidate), twice each, with a GPU-bound control;
+# records the host's topology and the CPUs each worker thread ran on (once a second), then
+# tools/repeatability.py over the four runs.
+# usage: tune/host_asymmetry.sh [TASK_GLOBS]   env: RESULTS (/tmp/kbx-host-asym), KBX, KBX_PYTHON
+set -u
+cd "$(dirname "$0")/.."
+R="${RESULTS:-/tmp/kbx-host-asym}"
+py="${KBX_PYTHON:-python3}"
+kbx="${KBX:-build-device/kbx}"
+tasks="${1:-Normalization/spectral_norm_eig.py,LinearAlgebra/eig.py,Index/masked_select.py,Activation/relu.py,MatrixMultiply/matmul_fp16.py}"
+rm -rf "$R" && mkdir -p "$R"
+{ nvidia-smi topo -m; lscpu; numactl -H; } >"$R/topology.txt" 2>&1
+"$py" tools/references_as_submissions.py "$R/refs.jsonl" --tasks "$tasks" || exit 1
+runs=()
+for mode in session adjacent; do
+  for rep in 1 2; do
+    out="$R/$mode$rep"
+    KBX_PYTHON="$py" "$kbx" eval "$R/refs.jsonl" -o "$out" --device cuda --no-require-triton \
+      --reference-timing "$mode" >"$out.log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+      echo "== $(date +%T.%N)" >>"$out-cpus.txt"
+      ps -eLo pid,tid,psr,pcpu,rss,args | grep '[k]bx_worker' | cut -c1-160 >>"$out-cpus.txt"
+      sleep 1
+    done
+    wait "$pid"
+    echo "$mode run $rep: exit $?, $(grep -c ' ok ' "$out.log") ok"
+    runs+=("$out")
+  done
+done
+"$py" tools/repeatability.py "${runs[@]}"
