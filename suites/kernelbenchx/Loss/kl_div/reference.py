@@ -9,15 +9,19 @@ def kl_div(input, target, reduction='batchmean', log_target=False):
     return F.kl_div(input, target, reduction=reduction, log_target=log_target)
 
 
-def log_probs(gen, device, shape, log=True, outlier_p=0.0, outlier_scale=1.0):
+def log_probs(gen, device, shape, log=True, outlier_p=0.0, outlier_scale=1.0, on_device=False):
     """log_softmax (or softmax with log=False) over the last dim of randn logits.
 
     With outlier_p, that fraction of the logits is scaled by outlier_scale first.
     """
     shape = [int(s) for s in shape]
-    logits = torch.randn(shape, generator=gen, dtype=torch.float32)
+    if on_device:  # perf inputs: drawn on `device` from a generator seeded by the case generator
+        seed = int(torch.randint(0, 2 ** 62, (1,), generator=gen).item())
+        gen = torch.Generator(device=device)
+        gen.manual_seed(seed)
+    logits = torch.randn(shape, generator=gen, dtype=torch.float32, device=gen.device)
     if outlier_p > 0:
-        hit = torch.rand(shape, generator=gen, dtype=torch.float64) < outlier_p
+        hit = torch.rand(shape, generator=gen, dtype=torch.float64, device=gen.device) < outlier_p
         logits = torch.where(hit, logits * outlier_scale, logits)
     out = torch.log_softmax(logits, dim=-1) if log else torch.softmax(logits, dim=-1)
     return out.to(device)

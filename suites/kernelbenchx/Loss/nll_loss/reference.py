@@ -9,12 +9,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     return F.nll_loss(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
 
 
-def log_probs(gen, device, shape, outlier_p=0.0, outlier_scale=1.0):
+def log_probs(gen, device, shape, outlier_p=0.0, outlier_scale=1.0, on_device=False):
     """log_softmax over dim 1 of randn logits; with outlier_p, that fraction of logits is scaled first."""
     shape = [int(s) for s in shape]
-    logits = torch.randn(shape, generator=gen, dtype=torch.float32)
+    if on_device:  # perf inputs: drawn on `device` from a generator seeded by the case generator
+        seed = int(torch.randint(0, 2 ** 62, (1,), generator=gen).item())
+        gen = torch.Generator(device=device)
+        gen.manual_seed(seed)
+    logits = torch.randn(shape, generator=gen, dtype=torch.float32, device=gen.device)
     if outlier_p > 0:
-        hit = torch.rand(shape, generator=gen, dtype=torch.float64) < outlier_p
+        hit = torch.rand(shape, generator=gen, dtype=torch.float64, device=gen.device) < outlier_p
         logits = torch.where(hit, logits * outlier_scale, logits)
     return torch.log_softmax(logits, dim=1).to(device)
 
