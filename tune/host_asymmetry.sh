@@ -6,7 +6,9 @@
 # reference / candidate median 1.009 with 15.9% above 1.05, GPU-bound ones 1.0006)?
 # Runs the same submissions with the reference timed in the session's reference pass and in each
 # submission's slot (`adjacent`, right after the candidate), twice each, with a GPU-bound control;
-# records the host's topology and the CPUs each worker thread ran on (once a second), then
+# records the host's topology (hyperthread siblings) and, once a second, the CPU each kbx and worker
+# thread ran on and every CPU's busy counters (a reference worker sharing a core with a busy
+# sibling would run its host half at half speed: eigvals' CPU part took 2x in it), then
 # tools/repeatability.py over the four runs.
 # usage: tune/host_asymmetry.sh [TASK_GLOBS]   env: RESULTS (/tmp/kbx-host-asym), KBX, KBX_PYTHON
 set -u
@@ -16,7 +18,7 @@ py="${KBX_PYTHON:-python3}"
 kbx="${KBX:-build-device/kbx}"
 tasks="${1:-Normalization/spectral_norm_eig.py,LinearAlgebra/eig.py,Index/masked_select.py,Activation/relu.py,MatrixMultiply/matmul_fp16.py}"
 rm -rf "$R" && mkdir -p "$R"
-{ nvidia-smi topo -m; lscpu; numactl -H; } >"$R/topology.txt" 2>&1
+{ nvidia-smi topo -m; lscpu; lscpu -e; numactl -H; } >"$R/topology.txt" 2>&1
 "$py" tools/references_as_submissions.py "$R/refs.jsonl" --tasks "$tasks" || exit 1
 runs=()
 for mode in session adjacent; do
@@ -27,7 +29,8 @@ for mode in session adjacent; do
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
       echo "== $(date +%T.%N)" >>"$out-cpus.txt"
-      ps -eLo pid,tid,psr,pcpu,rss,args | grep '[k]bx_worker' | cut -c1-160 >>"$out-cpus.txt"
+      ps -eLo pid,tid,psr,pcpu,rss,args | grep -E '[k]bx_worker|[k]bx eval' | cut -c1-160 >>"$out-cpus.txt"
+      grep '^cpu[0-9]' /proc/stat >>"$out-cpus.txt"  # per-CPU busy time: who shares a core
       sleep 1
     done
     wait "$pid"
