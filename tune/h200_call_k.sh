@@ -13,8 +13,10 @@
 # (tools/h200_timing_cache.sh calls `tune/h200_call_k.sh --after-run R I` after each timing run.)
 #   env: SKIP_DRAWS=1 (timing only), DRAWS (1000), RUNS (2), TIMING_ARGS, TIMING_FIRST=1 (the timing
 #        runs before the draws), DEADLINE_S (the draws start no chunk that would end later),
-#        SEED_OFFSET (added to every base seed: session 29 used 0, and 50 and 100 by hand, so the
-#        next draws take SEED_OFFSET=200 or more), CHUNK_DELTA (100), CHUNK_WHOLE (50)
+#        SEED_OFFSET (added to every base seed: session 29 used 0, and 50 and 100 by hand, session
+#        30 used 200, so the next draws take SEED_OFFSET=300 or more), CHUNK_DELTA (100),
+#        CHUNK_WHOLE (50), DELTA_DRAWS (DRAWS; 0: the whole tasks only), ASYM=1 (first
+#        tune/host_asymmetry.sh, its files in /tmp/k/host-asym.tar.xz)
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k
@@ -34,9 +36,11 @@ draws() {
         tools/eager_seeds.sh "$q" "${CHUNK_WHOLE:-50}" LinearAlgebra/svd.py Optimizer/Adam.py 'Fusion/*dropout*' \
         Fusion/fused_transformer_block.py >/tmp/k/seeds-whole$p.txt 2>&1 &
     done
-    BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=$((7000 + ${SEED_OFFSET:-0})) RESULTS=/tmp/seeds-delta \
-      tools/eager_seeds.sh "${DRAWS:-1000}" "${CHUNK_DELTA:-100}" $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
-    echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
+    if [ "${DELTA_DRAWS:-${DRAWS:-1000}}" != 0 ]; then
+      BUDGET_S=$budget CASES="$(cat tune/session29_cases.txt)" JOBS=8 REF_WORKERS=4 SEED_BASE=$((7000 + ${SEED_OFFSET:-0})) RESULTS=/tmp/seeds-delta \
+        tools/eager_seeds.sh "${DELTA_DRAWS:-${DRAWS:-1000}}" "${CHUNK_DELTA:-100}" $(cat tune/session29_tasks.txt) >/tmp/k/seeds-delta.txt 2>&1
+      echo "delta draws: exit $?, $(( $(date +%s) - t0 )) s"; tail -4 /tmp/k/seeds-delta.txt
+    fi
     wait
     echo "whole-task draws: $(( $(date +%s) - t0 )) s"; tail -n 4 /tmp/k/seeds-whole*.txt
     tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
@@ -65,6 +69,12 @@ after_run() {  # R I: run I's repeatability (runs 1..I), trace summary, profile 
 
 if [ "${1:-}" = --after-run ]; then after_run "$2" "$3"; exit 0; fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+if [ -n "${ASYM:-}" ]; then  # session 30's host-bound asymmetry first (a few minutes)
+  RESULTS=/tmp/kbx-host-asym tune/host_asymmetry.sh >/tmp/k/host-asym.txt 2>&1
+  cp /tmp/kbx-host-asym/topology.txt /tmp/k/host-asym-topology.txt
+  tar -C /tmp/kbx-host-asym -cJf /tmp/k/host-asym.tar.xz --exclude='*/work' --exclude='*.db-*' .
+  echo "host asymmetry: $(( $(date +%s) - t0 )) s"; tail -8 /tmp/k/host-asym.txt
+fi
 if [ -n "${TIMING_FIRST:-}" ]; then timing; draws; else draws; timing; fi
 ls -la /tmp/k
 cat /tmp/k/repeatability.txt
