@@ -4,12 +4,13 @@
 # process than in the long-lived reference worker (the references as submissions on an H100:
 # spectral_norm_eig 1.557x, eig 1.194x, masked_select 1.252x; over 1,525 host-bound workloads
 # reference / candidate median 1.009 with 15.9% above 1.05, GPU-bound ones 1.0006)?
-# Runs the same submissions with the reference timed in the session's reference pass and in each
-# submission's slot (`adjacent`, right after the candidate), twice each, with a GPU-bound control;
+# Runs the same submissions with the reference timed in the session's reference pass, in each
+# submission's slot (`adjacent`, right after the candidate) and in two rounds there (`interleaved`,
+# the candidate's second in a fresh process), twice each, with GPU-bound controls;
 # records the host's topology (hyperthread siblings) and, once a second, the CPU each kbx and worker
 # thread ran on and every CPU's busy counters (a reference worker sharing a core with a busy
 # sibling would run its host half at half speed: eigvals' CPU part took 2x in it), then
-# tools/repeatability.py over the four runs.
+# tools/repeatability.py over the six runs.
 # usage: tune/host_asymmetry.sh [TASK_GLOBS]   env: RESULTS (/tmp/kbx-host-asym), KBX, KBX_PYTHON
 set -u
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ rm -rf "$R" && mkdir -p "$R"
 { nvidia-smi topo -m; lscpu; lscpu -e; numactl -H; } >"$R/topology.txt" 2>&1
 "$py" tools/references_as_submissions.py "$R/refs.jsonl" --tasks "$tasks" || exit 1
 runs=()
-for mode in session adjacent; do
+for mode in session adjacent interleaved; do
   for rep in 1 2; do
     out="$R/$mode$rep"
     KBX_PYTHON="$py" "$kbx" eval "$R/refs.jsonl" -o "$out" --device cuda --no-require-triton \

@@ -1384,10 +1384,12 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_option("--round", e.round, "Label: the repair round (0, 1, ...)")->check(CLI::NonNegativeNumber);
   eval_cmd->add_option("--reference-timing", e.reference_timing,
                        "session: each reference timed once per session, before any candidate; "
-                       "adjacent: per submission, in its GPU slot right after it; cached: as "
+                       "adjacent: per submission, in its GPU slot right after it; interleaved: "
+                       "as adjacent, in two rounds (candidate, reference, candidate in a fresh "
+                       "process, reference), the rounds' samples pooled; cached: as "
                        "session, but kept in the cache dir per GPU, driver, torch, kbx and task "
                        "version and reused by later runs (kbx calibrate fills it)")
-      ->check(CLI::IsMember({"session", "adjacent", "cached"}))
+      ->check(CLI::IsMember({"session", "adjacent", "interleaved", "cached"}))
       ->capture_default_str();
   add_sampling_options(eval_cmd, e.sampling);
   eval_cmd
@@ -1603,8 +1605,9 @@ int run_cli(int argc, char** argv) {
   serve_cmd->add_option("--perf-timeout", se.perf_timeout_s, "Seconds allowed for the perf stage")->capture_default_str();
   serve_cmd->add_option("--reference-timing", se.reference_timing,
                         "session: each task's reference timed once per server session, on first use; "
-                        "adjacent: per submission, in its GPU slot; cached: as session, kept in the cache dir")
-      ->check(CLI::IsMember({"session", "adjacent", "cached"}))->capture_default_str();
+                        "adjacent: per submission, in its GPU slot; interleaved: as adjacent, in two "
+                        "rounds, the candidate's second in a fresh process; cached: as session, kept in the cache dir")
+      ->check(CLI::IsMember({"session", "adjacent", "interleaved", "cached"}))->capture_default_str();
   serve_cmd->add_option("--baseline", se.baseline,
                         "eager (always) or eager,compile (also torch.compile of each reference)")
       ->check(CLI::IsMember({"eager", "compile", "eager,compile"}))->capture_default_str();

@@ -168,7 +168,9 @@ struct Evaluation {
     }
   }
 
-  bool load() {
+  /// Loads the submission; `hold_gpu` false when the caller holds the GPU exclusively already (a
+  /// later round of --reference-timing interleaved).
+  bool load(bool hold_gpu = true) {
     sandbox::Frame req{Json{{"op", "load"},
                             {"code", submission.code},
                             {"filename", task.key},
@@ -181,7 +183,10 @@ struct Evaluation {
     {
       // Importing runs candidate code: never while another candidate or the reference is timed.
       auto waiting = Clock::now();
-      sandbox::SharedGpuHold hold(ctx.gpu_lock);
+      std::optional<sandbox::SharedGpuHold> hold;
+      if (hold_gpu) {
+        hold.emplace(ctx.gpu_lock);
+      }
       rec.time_queue_ms += ms_since(waiting);
       auto start = Clock::now();
       TraceScope span(ctx.options.trace, "load", "stage", Json{{"task", task.key}});
@@ -512,6 +517,10 @@ struct Evaluation {
       time_candidate_then_reference();
       return false;
     }
+    if (ctx.options.reference_timing == "interleaved") {
+      time_interleaved();
+      return false;
+    }
     bool fresh = false;
     auto ref_start = Clock::now();
     auto ref = ctx.references.timings(task, fresh);
@@ -553,6 +562,78 @@ struct Evaluation {
     reference_for_submission = true;
     rec.reference_session_id = ctx.session_id;
     check_reference_timings(ref.value());
+  }
+
+  /// `--reference-timing interleaved`: round 1 as adjacent (the candidate timed, rechecked and
+  /// killed, then the reference), then each later round in a fresh candidate process loaded with
+  /// the same code, timed and rechecked like the first (a candidate that behaves only while its
+  /// cases run is judged there too), killed, then the reference again; all under this slot's
+  /// exclusive hold. The rounds' samples are pooled per workload (merge_timing_rounds), so clock
+  /// and host drift, and whatever differs between processes, reach both sides alike. A later
+  /// round the candidate fails decides the verdict as the first would have; a reference that
+  /// fails loses perf.
+  void time_interleaved() {
+    time_candidate_then_reference();
+    if (!rec.perf_ok || !fresh_reference_timings) {
+      return;
+    }
+    std::vector<std::vector<store::TimingRecord>> candidate_rounds{rec.timings};
+    std::vector<std::vector<store::TimingRecord>> reference_rounds{*fresh_reference_timings};
+    for (int round = 2; round <= interleaved_rounds; ++round) {
+      if (!ctx.fresh_candidate) {
+        rec.perf_note = "interleaved timing: one round (no fresh worker for another)";
+        return;
+      }
+      std::unique_ptr<CandidateChannel> channel = ctx.fresh_candidate();
+      Evaluation next{ctx, *channel, submission, task, contract, {}, std::nullopt, false, 0};
+      next.rec.submission_id = rec.submission_id;
+      next.rec.session_id = rec.session_id;
+      next.rec.device = rec.device;
+      next.rec.task_version = rec.task_version;
+      next.rec.rules = rec.rules;
+      next.rec.outcome = rec.outcome;  // "ok" so far: the share rule below judges this round
+      if (next.load(/*hold_gpu=*/false)) {
+        next.time_candidate(std::nullopt);
+        if (next.rec.perf_ok) {
+          next.recheck_timed_workload();
+        }
+        if (next.rec.perf_ok) {
+          next.add_perf_inventory();
+          next.apply_triton_share_rule();
+        }
+      }
+      channel->kill();
+      channel->exit_status(std::chrono::milliseconds(3000));
+      if (next.rec.outcome != rec.outcome) {  // the candidate failed this round
+        rec.outcome = next.rec.outcome;
+        rec.reason = next.rec.reason;
+        rec.detail = fmt::format("interleaved timing, round {}: {}", round, next.rec.detail);
+        rec.exe_ok = false;
+        rec.call_ok = rec.call_ok && next.rec.call_ok;
+        rec.perf_ok = false;
+        rec.cases.insert(rec.cases.end(), next.rec.cases.begin(), next.rec.cases.end());
+        return;
+      }
+      if (!next.rec.perf_ok) {
+        rec.perf_ok = false;
+        rec.perf_note = fmt::format("interleaved timing, round {}: {}", round,
+                                    next.rec.perf_note.empty() ? std::string("perf failed")
+                                                               : next.rec.perf_note);
+        return;
+      }
+      auto ref = ctx.references.timings_now(task);
+      if (!ref) {
+        rec.perf_ok = false;
+        rec.perf_note = fmt::format("perf failed: reference timing, round {}: {}", round,
+                                    ref.error().what());
+        return;
+      }
+      candidate_rounds.push_back(std::move(next.rec.timings));
+      reference_rounds.push_back(std::move(ref.value()));
+    }
+    rec.timings = merge_timing_rounds(candidate_rounds);
+    fresh_reference_timings = merge_timing_rounds(reference_rounds);
+    check_reference_timings(*fresh_reference_timings);
   }
 
   /// After timing, one workload chosen by the submission's id runs again with fresh inputs (its
@@ -885,6 +966,9 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   ServiceReferences references(ctx.references, ctx.gpu);
   JudgeContext judge{ctx.options, references, ctx.gpu_lock, ctx.session_id, ctx.device_label,
                      ctx.live};
+  judge.fresh_candidate = [&ctx]() -> std::unique_ptr<CandidateChannel> {
+    return std::make_unique<PooledCandidate>(ctx.pool.acquire(ctx.gpu), ctx.zygote);
+  };
   auto queued = Clock::now();
   PooledCandidate candidate(ctx.pool.acquire(ctx.gpu), ctx.zygote);
   double queue_ms = ms_since(queued);

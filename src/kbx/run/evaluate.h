@@ -1,6 +1,8 @@
 // evaluate(): one submission through load -> cases -> compare -> perf, ending in one outcome.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +74,9 @@ struct JudgeContext {
   std::int64_t session_id = 0;
   std::string device_label;
   sandbox::LiveCandidates* live = nullptr;  ///< frozen while this candidate is timed (optional)
+  /// A fresh candidate worker for the later rounds of `--reference-timing interleaved` (each
+  /// round's candidate is a new process); without it such a run times one round, as adjacent.
+  std::function<std::unique_ptr<CandidateChannel>()> fresh_candidate{};
 };
 
 struct EvaluationResult {

@@ -270,6 +270,68 @@ bool apply_stream_check(store::TimingRecord& timing) {
   return true;
 }
 
+std::vector<store::TimingRecord> merge_timing_rounds(
+    const std::vector<std::vector<store::TimingRecord>>& rounds) {
+  if (rounds.empty()) {
+    return {};
+  }
+  std::vector<store::TimingRecord> merged = rounds.front();
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    std::vector<const store::TimingRecord*> round_records;
+    for (const auto& round : rounds) {
+      if (i >= round.size()) {
+        continue;
+      }
+      if (round[i].status != "ok") {
+        merged[i] = round[i];  // the failure stands
+        round_records.clear();
+        break;
+      }
+      round_records.push_back(&round[i]);
+    }
+    if (round_records.size() < 2) {
+      continue;
+    }
+    store::TimingRecord& m = merged[i];
+    bool any_events = std::any_of(round_records.begin(), round_records.end(),
+                                  [](const store::TimingRecord* r) { return !r->timed_by_bracket; });
+    m.samples_ms.clear();
+    m.bracket_ms.clear();
+    m.graph_samples_ms.clear();
+    m.timed_by_bracket = !any_events;
+    m.method_note.clear();
+    for (const store::TimingRecord* r : round_records) {
+      if (any_events && r->timed_by_bracket) {
+        continue;
+      }
+      m.samples_ms.insert(m.samples_ms.end(), r->samples_ms.begin(), r->samples_ms.end());
+      if (m.method_note.empty()) {
+        m.method_note = r->method_note;
+      }
+    }
+    std::optional<double> host;
+    std::optional<double> fastest_bracket;
+    for (const store::TimingRecord* r : round_records) {
+      m.bracket_ms.insert(m.bracket_ms.end(), r->bracket_ms.begin(), r->bracket_ms.end());
+      m.graph_samples_ms.insert(m.graph_samples_ms.end(), r->graph_samples_ms.begin(),
+                                r->graph_samples_ms.end());
+      if (r->host_ms) {
+        host = host ? std::min(*host, *r->host_ms) : *r->host_ms;
+      }
+      if (r->brackets_min_ms) {
+        fastest_bracket = fastest_bracket ? std::min(*fastest_bracket, *r->brackets_min_ms)
+                                          : *r->brackets_min_ms;
+      }
+    }
+    m.host_ms = host;
+    m.brackets_min_ms = fastest_bracket;
+    if (any_events) {
+      m.events_median_ms = stats::summarize(m.samples_ms).median;
+    }
+  }
+  return merged;
+}
+
 CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
                                  const std::vector<CaseResult>& results,
                                  const CaseOutputs& expected, const compare::Contract& contract,

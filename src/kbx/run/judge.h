@@ -52,6 +52,17 @@ std::optional<std::string> find_inventory_violation(const store::TimingRecord& t
 /// candidates and references alike.
 bool apply_stream_check(store::TimingRecord& timing);
 
+/// `--reference-timing interleaved`: one record per workload from the records of several rounds
+/// (each through apply_stream_check already; every round has the same workloads in order). The
+/// samples of the rounds timed by events are pooled, so the median sits among the rounds'
+/// processes and moments; a round timed by brackets (its work escaped the events' stream there)
+/// counts only when every round was, since its samples measure another thing. Brackets and graph
+/// samples are pooled, the host time is the least of the rounds'; the kernel inventory, warm-up
+/// and everything else are the first round's. A workload that failed in any round keeps that
+/// round's failure.
+std::vector<store::TimingRecord> merge_timing_rounds(
+    const std::vector<std::vector<store::TimingRecord>>& rounds);
+
 /// What judging the cases of one reply produced.
 struct CaseJudgement {
   std::vector<store::CaseRecord> cases;

@@ -51,6 +51,8 @@ inline constexpr const char* baseline_eager = "eager";
 inline constexpr const char* baseline_compile = "compile";
 /// The torch.compile mode of the compile baseline (sent to the worker, part of its cache key).
 inline constexpr const char* compile_baseline_mode = "default";
+/// Rounds of `--reference-timing interleaved`: candidate, reference, candidate, reference.
+inline constexpr int interleaved_rounds = 2;
 
 /// `--baseline eager|compile|eager,compile`: eager first and always; "compile" alone means
 /// eager and compile. A usage error names anything else.
@@ -91,8 +93,15 @@ struct RunOptions {
   std::map<std::string, std::string> labels;
   /// "session": each task's reference is timed once per session and GPU, before any candidate
   /// starts. "adjacent": for each submission, in the same GPU slot right after its candidate was
-  /// timed and killed, so both meet the same clocks, temperature and host state.
+  /// timed and killed, so both meet the same clocks, temperature and host state. "interleaved":
+  /// as adjacent, in interleaved_rounds rounds (candidate, reference, candidate, reference, ...),
+  /// each round's candidate a fresh process, the rounds' samples pooled (docs/metrics.md).
+  /// "cached": as session, the timings kept across runs.
   std::string reference_timing = "session";
+  /// Whether each submission's reference is timed in its own GPU slot (adjacent, interleaved).
+  [[nodiscard]] bool reference_per_submission() const {
+    return reference_timing == "adjacent" || reference_timing == "interleaved";
+  }
   /// The baselines timed (parse_baselines): {"eager"} or {"eager", "compile"}. Part of the
   /// identity when it holds more than eager, so a resume cannot add or drop one.
   std::vector<std::string> baselines{baseline_eager};

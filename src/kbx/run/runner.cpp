@@ -164,10 +164,10 @@ class Session {
 
   /// Times the reference of every planned task on every GPU before any candidate runs, so no
   /// candidate process is alive while a reference is timed (one thread per GPU): eager first for
-  /// every task (not with --reference-timing adjacent, which times it in each submission's
+  /// every task (not with --reference-timing adjacent or interleaved, which time it in each submission's
   /// slot), then the compile baseline for every task when the run has it.
   void time_references(const std::vector<PlanItem>& items) {
-    const bool eager = options_.reference_timing != "adjacent";
+    const bool eager = !options_.reference_per_submission();
     const bool compile = options_.compile_baseline();
     if (!options_.perf || options_.device != "cuda" || (!eager && !compile)) {
       return;

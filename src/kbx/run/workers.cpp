@@ -233,7 +233,7 @@ void Workers::ensure_reference_timed(const suite::Task& task, int gpu) {
   }
   sandbox::ExclusiveGpuHold hold(pool_->gpu_lock(gpu));
   auto frozen = live_.freeze_others(0);  // no candidate thread runs beside the reference
-  if (options_.reference_timing != "adjacent") {
+  if (!options_.reference_per_submission()) {
     bool fresh = false;
     auto timings = references_->timings(task, gpu, fresh);
     if (timings && fresh) {

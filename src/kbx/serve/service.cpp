@@ -278,7 +278,7 @@ void EvaluationService::run_job(const std::shared_ptr<Pending>& job, int gpu) {
       options.cases_timeout_s = std::min(options.cases_timeout_s, job->timeout_s);
     }
     if (options.perf && options.device == "cuda" &&
-        (options.reference_timing != "adjacent" || options.compile_baseline()) &&
+        (!options.reference_per_submission() || options.compile_baseline()) &&
         !job->task->workloads.empty()) {
       workers_->ensure_reference_timed(*job->task, gpu);
     }

@@ -59,6 +59,24 @@ class FakeChannel final : public CandidateChannel {
   std::string log_tail(std::size_t /*max_bytes*/) override { return "candidate log"; }
 };
 
+/// A channel the evaluation owns (and destroys) that answers through a FakeChannel the test
+/// keeps, so the test can read what it was asked afterwards.
+class ForwardingChannel final : public CandidateChannel {
+ public:
+  explicit ForwardingChannel(FakeChannel& to) : to_(to) {}
+  Reply request(const Frame& frame, sandbox::Clock::time_point deadline) override {
+    return to_.request(frame, deadline);
+  }
+  void kill() override { to_.kill(); }
+  std::optional<sandbox::ExitStatus> exit_status(std::chrono::milliseconds wait) override {
+    return to_.exit_status(wait);
+  }
+  std::string log_tail(std::size_t max_bytes) override { return to_.log_tail(max_bytes); }
+
+ private:
+  FakeChannel& to_;
+};
+
 /// Reference outputs for the three cases: the same 2x3 float32 tensor each time.
 class FakeReferences final : public ReferenceSide {
  public:
@@ -195,11 +213,13 @@ class JudgeTest : public ::testing::Test {
     EXPECT_TRUE(contract.ok());
     references_.channel = &channel_;
     JudgeContext ctx{options_, references_, lock_, 1, "cpu", nullptr};
+    ctx.fresh_candidate = fresh_candidate_;
     submit::Submission s{"Math/abs.py", "def abs(x, dim): ...", "test", "line 1", 0};
     return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value());
   }
 
   bool raising_first_case = false;
+  std::function<std::unique_ptr<CandidateChannel>()> fresh_candidate_;
   kbx::testing::ScopedTempDir root_;
   suite::Task task_;
   RunOptions options_;
@@ -670,6 +690,154 @@ TEST_F(JudgePerfTest, AdjacentReferenceTimingFailuresLosePerfNotTheVerdict) {
   rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
   EXPECT_FALSE(rec.perf_ok);
   EXPECT_EQ(rec.perf_note, "perf failed on workload 0: reference: out of memory");
+}
+
+TEST_F(JudgePerfTest, InterleavedTimingPoolsRoundsInFreshProcesses) {
+  // Round 1 in the evaluation's worker (cases, timing, recheck), round 2 in a fresh one (load,
+  // timing, recheck); the reference timed after each, with its candidate already killed.
+  channel_.delay = std::chrono::milliseconds(5);
+  options_.reference_timing = "interleaved";
+  std::vector<std::uint8_t> payload;
+  Json recheck = Json::array({ok_result(0, expected_values, payload)});
+  channel_.say(loaded());
+  channel_.say(honest_cases());
+  channel_.say(frame(Json{{"op", "timings"},
+                          {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                                    {"samples_ms", {0.5, 0.5}}}})}}));
+  channel_.say(cases(recheck, payload));
+  FakeChannel second;
+  FakeChannel* round2 = &second;
+  round2->delay = std::chrono::milliseconds(5);
+  round2->say(loaded());
+  round2->say(frame(Json{{"op", "timings"},
+                         {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                                   {"samples_ms", {0.7, 0.7}}}})}}));
+  round2->say(cases(recheck, payload));
+  int made = 0;
+  fresh_candidate_ = [&]() -> std::unique_ptr<CandidateChannel> {
+    ++made;
+    return std::make_unique<ForwardingChannel>(second);
+  };
+  auto result = evaluate_all();
+  EXPECT_EQ(result.record.outcome, "ok") << result.record.detail;
+  EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(references_.timed_now, 2);
+  EXPECT_EQ(references_.rechecked, 2);  // each round's process is rechecked
+  EXPECT_TRUE(round2->killed);
+  ASSERT_EQ(round2->requests.size(), 3U);
+  EXPECT_EQ(round2->requests[0]["op"], "load");
+  EXPECT_EQ(round2->requests[1]["op"], "time");
+  EXPECT_EQ(round2->requests[2]["op"], "run_cases");
+  ASSERT_EQ(result.record.timings.size(), 1U);
+  EXPECT_EQ(result.record.timings[0].samples_ms, (std::vector<double>{0.5, 0.5, 0.7, 0.7}));
+  ASSERT_TRUE(result.fresh_reference_timings.has_value());
+  EXPECT_EQ((*result.fresh_reference_timings)[0].samples_ms,
+            (std::vector<double>{1.0, 1.0, 1.0, 1.0}));
+  EXPECT_TRUE(result.reference_for_submission);
+}
+
+TEST_F(JudgePerfTest, InterleavedTimingJudgesTheLaterRoundsToo) {
+  // A candidate that computes honestly where its cases ran and returns stale values in a process
+  // that only times is caught by the later round's recheck; one that dies there loses its verdict.
+  channel_.delay = std::chrono::milliseconds(5);
+  options_.reference_timing = "interleaved";
+  std::vector<std::uint8_t> payload;
+  Json recheck = Json::array({ok_result(0, expected_values, payload)});
+  std::vector<std::uint8_t> stale_payload;
+  std::vector<float> stale = expected_values;
+  stale[2] = 40;
+  Json stale_recheck = Json::array({ok_result(0, stale, stale_payload)});
+  auto script_round1 = [&] {
+    channel_.script.clear();
+    channel_.say(loaded());
+    channel_.say(honest_cases());
+    channel_.say(frame(Json{{"op", "timings"},
+                            {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                                      {"samples_ms", {0.5, 0.5}}}})}}));
+    channel_.say(cases(recheck, payload));
+  };
+  script_round1();
+  fresh_candidate_ = [&]() -> std::unique_ptr<CandidateChannel> {
+    auto c = std::make_unique<FakeChannel>();
+    c->delay = std::chrono::milliseconds(5);
+    c->say(loaded());
+    c->say(frame(Json{{"op", "timings"},
+                      {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                                {"samples_ms", {0.01, 0.01}}}})}}));
+    c->say(cases(stale_recheck, stale_payload));
+    return c;
+  };
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "incorrect");
+  EXPECT_EQ(rec.reason, "perf_recheck_mismatch");
+  EXPECT_NE(rec.detail.find("round 2"), std::string::npos) << rec.detail;
+  EXPECT_FALSE(rec.exe_ok);
+  EXPECT_FALSE(rec.perf_ok);
+
+  script_round1();
+  fresh_candidate_ = [&]() -> std::unique_ptr<CandidateChannel> {
+    auto c = std::make_unique<FakeChannel>();
+    c->say(loaded());
+    c->fail(ReadFailure::closed);  // the worker dies while timed
+    c->status = sandbox::ExitStatus{std::nullopt, SIGSEGV};
+    return c;
+  };
+  rec = evaluate();
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;  // a death while timing loses perf, as in round 1
+  EXPECT_FALSE(rec.perf_ok);
+  EXPECT_NE(rec.perf_note.find("round 2"), std::string::npos) << rec.perf_note;
+
+  script_round1();
+  fresh_candidate_ = nullptr;  // no pool: one round, as adjacent
+  rec = evaluate();
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_TRUE(rec.perf_ok);
+  EXPECT_NE(rec.perf_note.find("one round"), std::string::npos) << rec.perf_note;
+}
+
+TEST(MergeTimingRounds, PoolsEventRoundsAndKeepsFailures) {
+  auto record = [](std::vector<double> samples, bool brackets = false) {
+    store::TimingRecord t;
+    t.samples_ms = samples;
+    t.bracket_ms = {samples.front() + 0.1};
+    t.timed_by_bracket = brackets;
+    t.host_ms = samples.front();
+    t.brackets_min_ms = samples.front() + 0.1;
+    t.method_note = brackets ? "fastest bracket" : "";
+    t.warmup_calls = static_cast<int>(samples.size());
+    return t;
+  };
+  // Workload 0: two event rounds pooled; 1: the bracket round left out beside an event round;
+  // 2: both rounds by brackets, pooled as brackets; 3: a failure in round 2 stands.
+  store::TimingRecord failed;
+  failed.status = "error";
+  failed.error = "out of memory";
+  std::vector<std::vector<store::TimingRecord>> rounds{
+      {record({1.0, 1.2}), record({2.0}), record({3.0}, true), record({4.0})},
+      {record({1.1}), record({9.0}, true), record({3.5}, true), failed}};
+  for (std::size_t i = 0; i < rounds[0].size(); ++i) {
+    rounds[0][i].workload = rounds[1][i].workload = static_cast<int>(i);
+  }
+  auto merged = merge_timing_rounds(rounds);
+  ASSERT_EQ(merged.size(), 4U);
+  EXPECT_EQ(merged[0].samples_ms, (std::vector<double>{1.0, 1.2, 1.1}));
+  EXPECT_FALSE(merged[0].timed_by_bracket);
+  EXPECT_EQ(merged[0].bracket_ms.size(), 2U);
+  EXPECT_DOUBLE_EQ(*merged[0].host_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*merged[0].events_median_ms, 1.1);
+  EXPECT_EQ(merged[0].warmup_calls, 2);  // the first round's
+  EXPECT_EQ(merged[1].samples_ms, (std::vector<double>{2.0}));
+  EXPECT_FALSE(merged[1].timed_by_bracket);
+  EXPECT_TRUE(merged[1].method_note.empty());
+  EXPECT_EQ(merged[2].samples_ms, (std::vector<double>{3.0, 3.5}));
+  EXPECT_TRUE(merged[2].timed_by_bracket);
+  EXPECT_EQ(merged[2].method_note, "fastest bracket");
+  EXPECT_DOUBLE_EQ(*merged[2].brackets_min_ms, 3.1);
+  EXPECT_EQ(merged[3].status, "error");
+  EXPECT_EQ(merged[3].error, "out of memory");
+  EXPECT_TRUE(merge_timing_rounds({}).empty());
+  EXPECT_EQ(merge_timing_rounds({rounds[0]}).size(), 4U);
 }
 
 TEST_F(JudgePerfTest, SessionReferenceTimingNeverTimesTheReferenceNow) {
