@@ -86,6 +86,11 @@ struct Evaluation {
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
   bool reference_for_submission = false;
   int handle = 0;
+  /// Fresh workers for the later rounds of --reference-timing interleaved, taken before the
+  /// exclusive hold: the pool starts workers under a shared hold, so one asked for inside the
+  /// exclusive hold could never come.
+  std::vector<std::unique_ptr<CandidateChannel>> later_rounds{};
+  std::string later_rounds_note{};
 
   void finish(Outcome outcome, std::string reason, std::string detail) {
     rec.outcome = std::string(to_string(outcome));
@@ -476,6 +481,9 @@ struct Evaluation {
       return;
     }
     bool recheck = false;
+    if (ctx.options.reference_timing == "interleaved") {
+      take_later_round_workers();
+    }
     {
       auto waiting = Clock::now();
       sandbox::ExclusiveGpuHold hold(ctx.gpu_lock);
@@ -572,6 +580,21 @@ struct Evaluation {
   /// and host drift, and whatever differs between processes, reach both sides alike. A later
   /// round the candidate fails decides the verdict as the first would have; a reference that
   /// fails loses perf.
+  void take_later_round_workers() {
+    if (!ctx.fresh_candidate) {
+      later_rounds_note = "no fresh worker for another";
+      return;
+    }
+    try {
+      for (int round = 2; round <= interleaved_rounds; ++round) {
+        later_rounds.push_back(ctx.fresh_candidate());
+      }
+    } catch (const Error& e) {
+      later_rounds.clear();
+      later_rounds_note = fmt::format("no fresh worker for another: {}", e.what());
+    }
+  }
+
   void time_interleaved() {
     time_candidate_then_reference();
     if (!rec.perf_ok || !fresh_reference_timings) {
@@ -579,12 +602,12 @@ struct Evaluation {
     }
     std::vector<std::vector<store::TimingRecord>> candidate_rounds{rec.timings};
     std::vector<std::vector<store::TimingRecord>> reference_rounds{*fresh_reference_timings};
+    if (later_rounds.size() + 1 < static_cast<std::size_t>(interleaved_rounds)) {
+      rec.perf_note = fmt::format("interleaved timing: one round ({})", later_rounds_note);
+      return;
+    }
     for (int round = 2; round <= interleaved_rounds; ++round) {
-      if (!ctx.fresh_candidate) {
-        rec.perf_note = "interleaved timing: one round (no fresh worker for another)";
-        return;
-      }
-      std::unique_ptr<CandidateChannel> channel = ctx.fresh_candidate();
+      std::unique_ptr<CandidateChannel> channel = std::move(later_rounds[round - 2]);
       Evaluation next{ctx, *channel, submission, task, contract, {}, std::nullopt, false, 0};
       next.rec.submission_id = rec.submission_id;
       next.rec.session_id = rec.session_id;

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <deque>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -714,11 +715,19 @@ TEST_F(JudgePerfTest, InterleavedTimingPoolsRoundsInFreshProcesses) {
                                                    {"samples_ms", {0.7, 0.7}}}})}}));
   round2->say(cases(recheck, payload));
   int made = 0;
+  // The pool starts workers under a shared hold: a worker asked for inside the exclusive hold
+  // would never come. The fake pool checks that the GPU could be held shared when asked.
+  std::future<void> shared_hold;
+  bool asked_outside_the_exclusive_hold = false;
   fresh_candidate_ = [&]() -> std::unique_ptr<CandidateChannel> {
     ++made;
+    shared_hold = std::async(std::launch::async, [&] { sandbox::SharedGpuHold hold(lock_); });
+    asked_outside_the_exclusive_hold =
+        shared_hold.wait_for(std::chrono::milliseconds(500)) == std::future_status::ready;
     return std::make_unique<ForwardingChannel>(second);
   };
   auto result = evaluate_all();
+  EXPECT_TRUE(asked_outside_the_exclusive_hold);
   EXPECT_EQ(result.record.outcome, "ok") << result.record.detail;
   EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
   EXPECT_EQ(made, 1);
