@@ -179,6 +179,13 @@ Frame cases(Json results, std::vector<std::uint8_t> payload = {}) {
                std::move(payload));
 }
 
+/// A `timings` reply: workload 0 timed ok with these samples.
+Frame timings_of(std::vector<double> samples) {
+  return frame(Json{{"op", "timings"},
+                    {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                              {"samples_ms", std::move(samples)}}})}});
+}
+
 /// An honest reply: every case returns the reference's values.
 Frame honest_cases() {
   std::vector<std::uint8_t> payload;
@@ -702,17 +709,13 @@ TEST_F(JudgePerfTest, InterleavedTimingPoolsRoundsInFreshProcesses) {
   Json recheck = Json::array({ok_result(0, expected_values, payload)});
   channel_.say(loaded());
   channel_.say(honest_cases());
-  channel_.say(frame(Json{{"op", "timings"},
-                          {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                                    {"samples_ms", {0.5, 0.5}}}})}}));
+  channel_.say(timings_of({0.5, 0.5}));
   channel_.say(cases(recheck, payload));
   FakeChannel second;
   FakeChannel* round2 = &second;
   round2->delay = std::chrono::milliseconds(5);
   round2->say(loaded());
-  round2->say(frame(Json{{"op", "timings"},
-                         {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                                   {"samples_ms", {0.7, 0.7}}}})}}));
+  round2->say(timings_of({0.7, 0.7}));
   round2->say(cases(recheck, payload));
   int made = 0;
   // The pool starts workers under a shared hold: a worker asked for inside the exclusive hold
@@ -761,9 +764,7 @@ TEST_F(JudgePerfTest, InterleavedTimingJudgesTheLaterRoundsToo) {
     channel_.script.clear();
     channel_.say(loaded());
     channel_.say(honest_cases());
-    channel_.say(frame(Json{{"op", "timings"},
-                            {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                                      {"samples_ms", {0.5, 0.5}}}})}}));
+    channel_.say(timings_of({0.5, 0.5}));
     channel_.say(cases(recheck, payload));
   };
   script_round1();
@@ -771,9 +772,7 @@ TEST_F(JudgePerfTest, InterleavedTimingJudgesTheLaterRoundsToo) {
     auto c = std::make_unique<FakeChannel>();
     c->delay = std::chrono::milliseconds(5);
     c->say(loaded());
-    c->say(frame(Json{{"op", "timings"},
-                      {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                                {"samples_ms", {0.01, 0.01}}}})}}));
+    c->say(timings_of({0.01, 0.01}));
     c->say(cases(stale_recheck, stale_payload));
     return c;
   };
