@@ -6,11 +6,12 @@
 # reference / candidate median 1.009 with 15.9% above 1.05, GPU-bound ones 1.0006)?
 # Runs the same submissions with the reference timed in the session's reference pass, in each
 # submission's slot (`adjacent`, right after the candidate) and in two rounds there (`interleaved`,
-# the candidate's second in a fresh process), twice each, with GPU-bound controls;
+# the candidate's second in a fresh process), and in the reference pass without CUPTI, twice
+# each, with GPU-bound controls;
 # records the host's topology (hyperthread siblings) and, once a second, the CPU each kbx and worker
 # thread ran on and every CPU's busy counters (a reference worker sharing a core with a busy
 # sibling would run its host half at half speed: eigvals' CPU part took 2x in it), then
-# tools/repeatability.py over the six runs.
+# tools/repeatability.py over the eight runs.
 # usage: tune/host_asymmetry.sh [TASK_GLOBS]   env: RESULTS (/tmp/kbx-host-asym), KBX, KBX_PYTHON
 set -u
 cd "$(dirname "$0")/.."
@@ -22,11 +23,16 @@ rm -rf "$R" && mkdir -p "$R"
 { nvidia-smi topo -m; lscpu; lscpu -e; numactl -H; } >"$R/topology.txt" 2>&1
 "$py" tools/references_as_submissions.py "$R/refs.jsonl" --tasks "$tasks" || exit 1
 runs=()
-for mode in session adjacent interleaved; do
+# session-nocupti: the session mode without the kernel inventory (CUPTI never loaded): the
+# long-lived reference worker detaches and attaches CUPTI once or more per task, a candidate once
+# or twice, and CUPTI slows a process's launches and synchronisations while attached.
+for mode in session adjacent interleaved session-nocupti; do
   for rep in 1 2; do
     out="$R/$mode$rep"
-    KBX_PYTHON="$py" "$kbx" eval "$R/refs.jsonl" -o "$out" --device cuda --no-require-triton \
-      --reference-timing "$mode" >"$out.log" 2>&1 &
+    cupti=()
+    [ "$mode" = session-nocupti ] && cupti=(env KBX_CUPTI_LIBRARY=/nonexistent/libkbx_cupti.so)
+    KBX_PYTHON="$py" "${cupti[@]}" "$kbx" eval "$R/refs.jsonl" -o "$out" --device cuda \
+      --no-require-triton --reference-timing "${mode%-nocupti}" >"$out.log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
       echo "== $(date +%T.%N)" >>"$out-cpus.txt"
