@@ -502,13 +502,24 @@ struct Evaluation {
     }
     if (recheck) {
       // The recheck judges outputs, not time: it runs beside other candidates' cases (a shared
-      // hold), so the GPU's exclusive time goes to timing alone.
-      auto waiting = Clock::now();
-      sandbox::SharedGpuHold hold(ctx.gpu_lock);
-      rec.time_queue_ms += ms_since(waiting);
+      // hold), so the GPU's exclusive time goes to timing alone. The hold covers the GPU's part
+      // only (the reference's and the candidate's runs): the next exclusive hold waits for every
+      // shared one, so decoding and comparing up to 512 MB of outputs happen after it.
+      std::optional<RecheckRun> run;
       auto start = Clock::now();
-      TraceScope span(ctx.options.trace, "perf recheck", "stage", Json{{"task", task.key}});
-      recheck_timed_workload();
+      {
+        auto waiting = Clock::now();
+        sandbox::SharedGpuHold hold(ctx.gpu_lock);
+        rec.time_queue_ms += ms_since(waiting);
+        start = Clock::now();
+        TraceScope span(ctx.options.trace, "perf recheck", "stage", Json{{"task", task.key}});
+        run = run_recheck();
+      }
+      if (run) {
+        TraceScope span(ctx.options.trace, "perf recheck compare", "stage",
+                        Json{{"task", task.key}});
+        judge_recheck(*run);
+      }
       rec.time_perf_ms += ms_since(start);
     }
   }
@@ -664,13 +675,28 @@ struct Evaluation {
   /// address or shape, replays a stale CUDA graph, or computes only while it is being checked
   /// returns stale or wrong values here.
   void recheck_timed_workload() {
+    if (auto run = run_recheck()) {
+      judge_recheck(*run);
+    }
+  }
+
+  /// The recheck's run: the workload's call, the reference's outputs for it, the candidate's reply.
+  struct RecheckRun {
+    suite::ResolvedCall call;
+    CaseOutputs expected;
+    sandbox::Reply reply;
+  };
+
+  /// The part of the recheck that needs the GPU: the reference's fresh outputs and the candidate's
+  /// run. nullopt when there is nothing to judge (skipped, or the outcome is already decided).
+  std::optional<RecheckRun> run_recheck() {
     if (ctx.options.rules == "kernelbenchx") {
       rec.perf_note = "perf recheck skipped: --rules kernelbenchx (the public harness has none)";
-      return;
+      return std::nullopt;
     }
     if (!task.canonical.empty()) {
       rec.perf_note = "perf recheck skipped: the task's outputs are judged by canonical forms";
-      return;
+      return std::nullopt;
     }
     auto workloads = suite::resolve_workloads(task, ctx.options.seed);
     // Chosen by the submission's id among the workloads that move at most 512 MB (the recheck
@@ -695,7 +721,7 @@ struct Evaluation {
     auto expected = ctx.references.fresh_outputs(task, calls);
     if (!expected) {
       rec.perf_note = fmt::format("perf recheck failed: reference: {}", expected.error().what());
-      return;
+      return std::nullopt;
     }
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
                             {"cases", cases_json(task, calls, /*for_reference=*/false,
@@ -706,12 +732,20 @@ struct Evaluation {
     if (!reply.ok()) {
       fail_no_reply(reply, "perf recheck", timeout);
       rec.exe_ok = rec.perf_ok = false;
-      return;
+      return std::nullopt;
     }
     if (tampered(reply)) {
-      return;
+      return std::nullopt;
     }
-    auto results = decode_case_results(*reply.frame);
+    return RecheckRun{call, std::move(expected.value()), std::move(reply)};
+  }
+
+  /// The part of the recheck that needs no GPU: the reply decoded and judged against the
+  /// reference's outputs, with the recheck's wider contract.
+  void judge_recheck(RecheckRun& run) {
+    const suite::ResolvedCall& call = run.call;
+    std::vector<suite::ResolvedCall> calls{call};
+    auto results = decode_case_results(*run.reply.frame);
     if (!results) {
       violation("perf recheck", results.error().what());
       return;
@@ -733,7 +767,7 @@ struct Evaluation {
     // land as far from it as the reference's own working-precision result, so the bound widens
     // by ten times that distance, and the note says so.
     compare::Contract wide = recheck_contract(contract);
-    if (double spread = working_precision_spread(expected.value()[0]); spread > 0) {
+    if (double spread = working_precision_spread(run.expected[0]); spread > 0) {
       for (auto& [dtype, tol] : wide.tolerances) {
         tol.atol += 10 * spread;
       }
@@ -746,7 +780,7 @@ struct Evaluation {
     }
     JudgeRules rules{ctx.options.rules, false, false, task.mutated_args, task.mutated_kwargs};
     CaseJudgement j =
-        judge_case_results(calls, results.value(), expected.value(), wide, rules);
+        judge_case_results(calls, results.value(), run.expected, wide, rules);
     const store::CaseRecord& c = j.cases.front();
     if (c.status != "ok") {
       finish(Outcome::incorrect, "perf_recheck_mismatch",
