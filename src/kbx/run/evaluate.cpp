@@ -92,6 +92,15 @@ struct Evaluation {
   std::vector<std::unique_ptr<CandidateChannel>> later_rounds{};
   std::string later_rounds_note{};
 
+  /// The record's identity: which submission, session, device, task version and rules.
+  void identify(const std::string& submission_id) {
+    rec.submission_id = submission_id;
+    rec.session_id = ctx.session_id;
+    rec.device = ctx.device_label;
+    rec.task_version = task.version;
+    rec.rules = ctx.options.rules;
+  }
+
   void finish(Outcome outcome, std::string reason, std::string detail) {
     rec.outcome = std::string(to_string(outcome));
     rec.reason = std::move(reason);
@@ -583,14 +592,8 @@ struct Evaluation {
     check_reference_timings(ref.value());
   }
 
-  /// `--reference-timing interleaved`: round 1 as adjacent (the candidate timed, rechecked and
-  /// killed, then the reference), then each later round in a fresh candidate process loaded with
-  /// the same code, timed and rechecked like the first (a candidate that behaves only while its
-  /// cases run is judged there too), killed, then the reference again; all under this slot's
-  /// exclusive hold. The rounds' samples are pooled per workload (merge_timing_rounds), so clock
-  /// and host drift, and whatever differs between processes, reach both sides alike. A later
-  /// round the candidate fails decides the verdict as the first would have; a reference that
-  /// fails loses perf.
+  /// The workers of the later rounds of --reference-timing interleaved, taken before the exclusive
+  /// hold (later_rounds); on failure later_rounds_note says why the run times one round.
   void take_later_round_workers() {
     if (!ctx.fresh_candidate) {
       later_rounds_note = "no fresh worker for another";
@@ -606,25 +609,29 @@ struct Evaluation {
     }
   }
 
+  /// `--reference-timing interleaved`: round 1 as adjacent (the candidate timed, rechecked and
+  /// killed, then the reference), then each later round in a fresh candidate process loaded with
+  /// the same code, timed and rechecked like the first (a candidate that behaves only while its
+  /// cases run is judged there too), killed, then the reference again; all under this slot's
+  /// exclusive hold. The rounds' samples are pooled per workload (merge_timing_rounds), so clock
+  /// and host drift, and whatever differs between processes, reach both sides alike. A later
+  /// round the candidate fails decides the verdict as the first would have; a reference that
+  /// fails loses perf.
   void time_interleaved() {
     time_candidate_then_reference();
     if (!rec.perf_ok || !fresh_reference_timings) {
       return;
     }
-    std::vector<std::vector<store::TimingRecord>> candidate_rounds{rec.timings};
-    std::vector<std::vector<store::TimingRecord>> reference_rounds{*fresh_reference_timings};
     if (later_rounds.size() + 1 < static_cast<std::size_t>(interleaved_rounds)) {
       rec.perf_note = fmt::format("interleaved timing: one round ({})", later_rounds_note);
       return;
     }
+    std::vector<std::vector<store::TimingRecord>> candidate_rounds{rec.timings};
+    std::vector<std::vector<store::TimingRecord>> reference_rounds{*fresh_reference_timings};
     for (int round = 2; round <= interleaved_rounds; ++round) {
       std::unique_ptr<CandidateChannel> channel = std::move(later_rounds[round - 2]);
       Evaluation next{ctx, *channel, submission, task, contract, {}, std::nullopt, false, 0};
-      next.rec.submission_id = rec.submission_id;
-      next.rec.session_id = rec.session_id;
-      next.rec.device = rec.device;
-      next.rec.task_version = rec.task_version;
-      next.rec.rules = rec.rules;
+      next.identify(rec.submission_id);
       next.rec.outcome = rec.outcome;  // "ok" so far: the share rule below judges this round
       if (next.load(/*hold_gpu=*/false)) {
         next.time_candidate(std::nullopt);
@@ -980,11 +987,7 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
     Registration& operator=(const Registration&) = delete;
   } registration(ctx.live, candidate.pid());
   Evaluation ev{ctx, candidate, submission, task, contract, {}, std::nullopt, 0};
-  ev.rec.submission_id = submission_id;
-  ev.rec.session_id = ctx.session_id;
-  ev.rec.device = ctx.device_label;
-  ev.rec.task_version = task.version;
-  ev.rec.rules = ctx.options.rules;
+  ev.identify(submission_id);
 
   std::shared_ptr<const CaseOutputs> expected;
   {
