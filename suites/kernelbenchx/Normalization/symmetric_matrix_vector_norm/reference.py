@@ -9,9 +9,9 @@ def symmetric_matrix_vector_norm(A, x, alpha, beta, p=2.0):
     return torch.linalg.vector_norm(y, ord=p)
 
 
-def symmetric_matrix(gen, device, n, dtype="float32", outlier_p=0.0, outlier_scale=1.0, uniform=False):
-    """(B + B^T) / 2 for B randn (or uniform [0, 1)), optionally with outliers in B."""
-    b = (torch.rand if uniform else torch.randn)(n, n, generator=gen, dtype=torch.float32)
+def symmetric_matrix(gen, device, n, dtype="float32", outlier_p=0.0, outlier_scale=1.0):
+    """(B + B^T) / 2 for B randn, optionally with outliers in B."""
+    b = torch.randn(n, n, generator=gen, dtype=torch.float32)
     if outlier_p > 0:
         hit = torch.rand(n, n, generator=gen, dtype=torch.float64) < outlier_p
         b = torch.where(hit, b * outlier_scale, b)
