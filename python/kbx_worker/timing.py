@@ -366,6 +366,11 @@ HEAD_START_MARGIN = 2.0   # head start = margin x what the host would otherwise 
 CYCLES_PER_MS_MIN = 2e5
 CYCLES_PER_MS_MAX = 4e6
 BLOCK_PROBE_MS = 1.0      # the GPU sleep a call is launched behind to see whether it waits for it
+BLOCK_PROBE_MAX_MS = 8.0  # ... longer for a slow launch (4x it), never longer than this
+# Rounds that replace samples the GPU may have waited in: the GPU had reached the sample's start
+# event before the host finished enqueueing its call (a host slower than its estimate: a worker
+# that idled for seconds launches several times slower for its first tens of milliseconds).
+RETAKE_ROUNDS = 2
 FLUSH_MS_MAX = 5.0
 _cycles_per_ms: list[float] = []
 _flush_ms: list[float] = []
@@ -411,21 +416,29 @@ def _flush_gpu_ms(flush_buffer) -> float:
 
 def blocks_host(call: Callable[[], Any], launch_ms: float) -> bool:
     """Whether `call` waits for the GPU before it returns (a solve checking its info, .item(), a
-    masked_select sizing its output): launched behind a GPU sleep of BLOCK_PROBE_MS, such a call
-    returns only after the sleep, while one that merely enqueues work returns in its usual launch
-    time. Asked twice, both must agree. A head start cannot help a call that blocks: the call
-    waits for it, and the sleep, sized for a batch, is spent once per sample."""
+    masked_select sizing its output): launched behind a GPU sleep, such a call returns only after
+    the sleep, while one that merely enqueues work returns in its usual launch time. Each probe is
+    paired with a plain call just before it (the host's pace now, not the warm-up's fastest: a host
+    slowed for a while must not make every launch look like a wait), and its sleep is
+    BLOCK_PROBE_MS or four times that plain call, at most BLOCK_PROBE_MAX_MS. Asked twice, both
+    must agree. A head start cannot help a call that blocks: the call waits for it, and the sleep,
+    sized for a batch, is spent once per sample."""
     cycles = _gpu_cycles_per_ms()
     if cycles is None or not math.isfinite(launch_ms):
         return False
     for _ in range(2):
         _synchronize()
-        _sleep(int(cycles * BLOCK_PROBE_MS))
+        begin = _perf_counter()
+        call()
+        plain_ms = (_perf_counter() - begin) * 1e3
+        _synchronize()
+        probe_ms = min(BLOCK_PROBE_MAX_MS, max(BLOCK_PROBE_MS, 4 * plain_ms))
+        _sleep(int(cycles * probe_ms))
         begin = _perf_counter()
         call()
         host_ms = (_perf_counter() - begin) * 1e3
         _synchronize()
-        if host_ms < launch_ms + 0.5 * BLOCK_PROBE_MS:
+        if host_ms < plain_ms + 0.5 * probe_ms:
             return False
     return True
 
@@ -497,6 +510,8 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
         extra["host_ms"] = _median(batches.host_samples_ms)
         extra["sampling"] = stop
         extra["warmup_ms"] = warmup_ms
+        if batches.waited_samples:
+            extra["waited_samples"] = batches.waited_samples
         if blocking:
             extra["blocks_host"] = True
         if host_bound:
@@ -519,8 +534,9 @@ class _Batches:
     waits once it is faster. The sleep is that, times the margin, within HEAD_START_MIN_MS and
     HEAD_START_MAX_MS. g starts from the warm-up (the GPU's time left once the call returned: a
     lower bound, so the first round errs long) and then is the last round's median plus the flush.
-    If the GPU has begun a batch's last sample by the time the host has enqueued it, the GPU may
-    have waited for the host: the margin doubles, up to 4x its start."""
+    If the GPU has begun any sample of a batch by the time the host has enqueued it, the GPU may
+    have waited for the host: that sample is taken again (take) and the margin doubles, up to 4x
+    its start."""
 
     def __init__(self, settings: Settings, best_ms: float, best_launch_ms: float, flush_buffer,
                  head_start: bool = True):
@@ -533,6 +549,7 @@ class _Batches:
         self.gpu_per_sample_ms = (max(0.0, gpu_tail) if math.isfinite(gpu_tail) else 0.0) + self.flush_ms
         self.host_samples_ms: list[float] = []  # the host's time to enqueue each sample
         self.margin = HEAD_START_MARGIN
+        self.waited_samples = 0  # samples dropped because the GPU may have waited in them
 
     def head_start_ms(self, size: int) -> float:
         h, g = self.host_per_sample_ms, max(0.0, self.gpu_per_sample_ms)
@@ -540,8 +557,28 @@ class _Batches:
         return min(HEAD_START_MAX_MS, max(HEAD_START_MIN_MS, wanted))
 
     def take(self, call: Callable[[], Any], flush_buffer, count: int) -> list[float]:
-        """Takes `count` samples; reads them after one synchronisation at the end."""
+        """Takes `count` samples. Behind head starts, a sample the GPU may have waited in (it had
+        reached the sample's start event before the host finished enqueueing the call: the
+        events then hold part of the host's launch) is dropped and taken again, up to
+        RETAKE_ROUNDS more rounds, each with the longer head start the drop asked for; what the
+        last round could not replace is filled with its dropped samples (they err long).
+        self.waited_samples counts the drops."""
+        kept: list[float] = []
+        for _ in range(1 + RETAKE_ROUNDS):
+            samples, waited = self._enqueue(call, flush_buffer, count - len(kept))
+            kept += [x for x, w in zip(samples, waited) if not w]
+            dropped = [x for x, w in zip(samples, waited) if w]
+            self.waited_samples += len(dropped)
+            if len(kept) >= count:
+                break
+        return kept + dropped[:count - len(kept)]
+
+    def _enqueue(self, call: Callable[[], Any], flush_buffer, count: int
+                 ) -> tuple[list[float], list[bool]]:
+        """`count` samples, read after one synchronisation at the end, and for each whether the
+        GPU may have waited for the host inside it (only behind head starts)."""
         events = [(_Event(enable_timing=True), _Event(enable_timing=True)) for _ in range(count)]
+        waited = [False] * count
         done = 0
         while done < count:
             # As many samples as the longest head start covers, so the GPU never catches up with a
@@ -552,21 +589,23 @@ class _Batches:
             if self.cycles is not None:
                 _sleep(int(self.cycles * self.head_start_ms(len(batch))))
             begin = _perf_counter()
-            for start, end in batch:
+            for i, (start, end) in enumerate(batch):
                 enqueue = _perf_counter()
                 _flush(flush_buffer, None)
                 _record(start)
                 call()
                 _record(end)
+                if self.cycles is not None and _query(start):
+                    # The GPU had passed the start event before the call was enqueued in full.
+                    waited[done + i] = True
                 self.host_samples_ms.append((_perf_counter() - enqueue) * 1e3)
-            if self.cycles is not None and len(batch) > 1 and _query(batch[-1][0]):
-                # The GPU reached the batch's last sample before the host had enqueued it: it may
-                # have waited for the host on the way. A longer head start from now on.
+            if any(waited[done:done + size]):
+                # The GPU caught up with the host within the batch: a longer head start from now on.
                 self.margin = min(4 * HEAD_START_MARGIN, 2 * self.margin)
             self.host_per_sample_ms = (_perf_counter() - begin) * 1e3 / len(batch)
             done += len(batch)
         _synchronize()
-        return [float(_elapsed_time(start, end)) for start, end in events]
+        return [float(_elapsed_time(start, end)) for start, end in events], waited
 
 
 BRACKET_SAMPLES = 3

@@ -140,7 +140,9 @@ def test_each_head_start_covers_its_batch(monkeypatch, launch_ms, drained):
         assert extra.get("host_bound") is True and not sleeps
         return
     batches.append(len(current))
-    assert sum(batches) == len(samples)
+    # A GPU that has always caught up: every sample is dropped and taken again, RETAKE_ROUNDS
+    # times, and the last round's are kept.
+    assert sum(batches) == len(samples) * (1 + timing.RETAKE_ROUNDS if drained else 1)
     assert len(sleeps) == len(batches)
     for head_ms, size in zip(sleeps, batches):
         if size * launch_ms <= timing.HEAD_START_MAX_MS:
@@ -280,7 +282,8 @@ def test_each_workload_reports_where_its_time_went(monkeypatch):
     assert result["status"] == "ok" and not faulted
     phases = result["phase_ms"]
     assert list(phases) == ["inputs", "warmup", "samples", "brackets"]
-    assert phases["warmup"] == pytest.approx(3 * 0.5)  # two warm-up calls, one blocking probe
+    # Two warm-up calls, one blocking probe (a plain call, then one behind the sleep).
+    assert phases["warmup"] == pytest.approx(4 * 0.5)
     assert phases["samples"] == pytest.approx(0.5 * len(result["samples_ms"]))
     assert phases["brackets"] == pytest.approx(0.5 * timing.BRACKET_SAMPLES)
     assert "warmup_ms" not in result  # the phase, not a stray field
@@ -421,7 +424,8 @@ def test_a_launch_longer_than_any_head_start_is_timed_as_it_runs(monkeypatch):
     extra = {}
     samples, _ = timing.sample(call, _settings(), None, extra)
     assert extra.get("host_bound") is True and "blocks_host" not in extra
-    assert sleeps == [timing.BLOCK_PROBE_MS]  # the blocking probe (it returned at once) only
+    # The blocking probe only (it returned at once), its sleep four times the plain call, capped.
+    assert sleeps == [timing.BLOCK_PROBE_MAX_MS]
     assert len(samples) >= 5
     # 9 ms is covered: head starts as usual.
     call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=9.0, gpu_ms=1.0, blocking=False)
@@ -464,6 +468,80 @@ def test_the_gpu_never_waits_for_the_host_inside_a_sample(monkeypatch, host_ms, 
     timing.sample(call, _settings(ci_target=0, budget_ms=20), None, {})
     assert len(spans) >= 10
     assert all(abs(x - gpu_ms) < 1e-9 for x in spans), spans
+
+
+def _gpu_with_a_host_pace(monkeypatch, host_pace, gpu_ms):
+    """Like _gpu_with_a_queue, with the host's time for the i-th call host_pace(i), events that
+    read what the GPU's queue gives them (a GPU that waited for the host's launch inside a sample
+    counts the wait), and queries that say whether the GPU has passed an event by the host's
+    now. Returns the call and the sleeps (ms)."""
+    clock = {"host": 0.0, "gpu": 0.0, "calls": 0}
+    sleeps: list[float] = []
+
+    class _FakeEvent:
+        def __init__(self, **_):
+            self.t = 0.0
+
+    def sleep(cycles):
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + cycles / 2e6
+        sleeps.append(cycles / 2e6)
+
+    def call():
+        clock["host"] += host_pace(clock["calls"])
+        clock["calls"] += 1
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + gpu_ms
+
+    def record(event):
+        clock["gpu"] = max(clock["gpu"], clock["host"])
+        event.t = clock["gpu"]
+
+    def synchronize():
+        clock["host"] = max(clock["host"], clock["gpu"])
+
+    monkeypatch.setattr(timing, "_Event", _FakeEvent)
+    monkeypatch.setattr(timing, "_record", record)
+    monkeypatch.setattr(timing, "_query", lambda event: event.t <= clock["host"])
+    monkeypatch.setattr(timing, "_sleep", sleep)
+    monkeypatch.setattr(timing, "_synchronize", synchronize)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: clock["host"] / 1e3)
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: b.t - a.t)
+    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
+    return call, sleeps
+
+
+def test_a_host_slowed_for_a_while_neither_looks_blocking_nor_reaches_the_samples(monkeypatch):
+    """Session 31 on an H100: a worker that had idled seconds for the GPU launched kl_div's calls
+    at 1.5 ms, then 0.1 ms tens of milliseconds later, against the warm-up's 0.1 ms; its samples
+    read the host's pace (0.18 ms for 0.023 ms of GPU work). Here: the warm-up at 0.1 ms, the next
+    40 calls at 1.5 ms, the rest at 0.1 ms; 0.02 ms of GPU work each."""
+    pace = lambda i: 1.5 if 3 <= i < 43 else 0.1
+    call, sleeps = _gpu_with_a_host_pace(monkeypatch, pace, gpu_ms=0.02)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
+    # The probe's plain call ran at the slow pace too: no wait for its sleep, not blocking.
+    assert "blocks_host" not in extra
+    # Every kept sample is the GPU's time: the ones the GPU waited in were taken again.
+    assert len(samples) >= 10 and max(samples) == pytest.approx(0.02)
+    assert extra["waited_samples"] > 0
+
+
+def test_a_blocking_call_is_still_found_on_a_slow_host(monkeypatch):
+    # 1.5 ms of host per call throughout, and the call waits for the GPU: still blocking.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=1.5, gpu_ms=0.2, blocking=True)
+    extra = {}
+    timing.sample(call, _settings(), None, extra)
+    assert extra.get("blocks_host") is True
+    assert sleeps[:2] == [pytest.approx(4 * 1.7)] * 2  # four times the plain call, twice
+
+
+def test_without_a_head_start_no_sample_is_dropped(monkeypatch):
+    # A blocking call gets no head start: its samples include the host's share by design, none of
+    # them is taken for a wait and dropped.
+    call, _ = _gpu_with_a_host_pace(monkeypatch, lambda i: 0.05, gpu_ms=0.2)
+    monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: True)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
+    assert "waited_samples" not in extra and len(samples) >= 10
 
 
 @pytest.mark.parametrize("readings, steps", [
