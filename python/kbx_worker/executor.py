@@ -246,8 +246,10 @@ def canonicalize(loaded: Loaded, device: str, cases: list[dict], payload_in: byt
 
 
 def _build_inputs(loaded: Loaded, device: str, case: dict) -> tuple[list, dict]:
-    args, kwargs = ValueBuilder(case["seed"], device, loaded.builders).build_call(
-        case["args"], case["kwargs"])
+    # draw_on_device: a perf workload run as a case (the perf recheck), drawn as timing draws it.
+    builder = ValueBuilder(case["seed"], device, loaded.builders,
+                           draw_on_device=case.get("draw_on_device", False))
+    args, kwargs = builder.build_call(case["args"], case["kwargs"])
     for i in case["mutated_args"]:
         if not 0 <= i < len(args):
             raise InputError(f"mutated_args names argument {i}, but the call has {len(args)}")

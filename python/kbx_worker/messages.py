@@ -61,6 +61,7 @@ def _case(raw: Any, position: int) -> dict:
     case["raises"] = _names(raw, "raises", position)
     case["canonical"] = _get(raw, "canonical", str, None, where=f"case {position}")
     case["bound"] = _get(raw, "bound", bool, False, where=f"case {position}")
+    case["draw_on_device"] = _get(raw, "draw_on_device", bool, False, where=f"case {position}")
     return case
 
 

@@ -288,3 +288,20 @@ def test_a_result_without_the_then_method_fails_the_case(launches):
     error = run.results[0]["error"]
     assert run.results[0]["status"] == "error" and error["type"] == "TypeError"
     assert "no step() method" in error["message"]
+
+
+def test_a_case_drawn_on_the_device_gets_the_inputs_timing_draws():
+    """The perf recheck's case (draw_on_device) builds what timing built for the workload: random
+    tensors from a generator on the run's device (the CPU here: the same draws as a case's)."""
+    from kbx_worker.values import ValueBuilder
+
+    loaded = load(TORCH_ONLY, ["fail_if_negative"])
+    spec = case(0, [tensor([4, 5]), 2.0], seed=77)
+    plain = executor._build_inputs(loaded, "cpu", spec)[0][0]
+    drawn = executor._build_inputs(loaded, "cpu", dict(spec, draw_on_device=True))[0][0]
+    timed = ValueBuilder(77, "cpu", None, draw_on_device=True).build_call(spec["args"], {})[0][0]
+    assert torch.equal(plain, drawn) and torch.equal(drawn, timed)
+    if torch.cuda.is_available():
+        on_gpu = executor._build_inputs(loaded, "cuda", dict(spec, draw_on_device=True))[0][0]
+        timed = ValueBuilder(77, "cuda", None, draw_on_device=True).build_call(spec["args"], {})
+        assert on_gpu.is_cuda and torch.equal(on_gpu, timed[0][0])

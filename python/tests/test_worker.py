@@ -121,6 +121,8 @@ def test_a_candidate_worker_loads_only_one_module(launches):
      "cases": [{"index": 0, "seed": 1, "then_calls": 2}]},
     {"op": "run_cases", "handle": 1, "device": "cpu",
      "cases": [{"index": 0, "seed": 1, "then": "step", "then_calls": 0}]},
+    {"op": "run_cases", "handle": 1, "device": "cpu",
+     "cases": [{"index": 0, "seed": 1, "draw_on_device": "yes"}]},
 ])
 def test_malformed_requests_get_protocol_errors_and_the_loop_goes_on(reference, request_header):
     load_scale(reference)

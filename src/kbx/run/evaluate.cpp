@@ -724,6 +724,7 @@ struct Evaluation {
     call.name = fmt::format("perf/{}/recheck", workloads[pick].index);
     call.seed = suite::derive_seed(task.key, fmt::format("perfcheck|{}", workloads[pick].index),
                                    ctx.options.seed);
+    call.draw_on_device = true;  // as timing draws it; the same call goes to both sides
     std::vector<suite::ResolvedCall> calls{call};
     auto expected = ctx.references.fresh_outputs(task, calls);
     if (!expected) {

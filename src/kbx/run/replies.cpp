@@ -21,6 +21,9 @@ Json calls_json(const std::vector<suite::ResolvedCall>& calls) {
         out.back()["then_calls"] = c.then_calls;
       }
     }
+    if (c.draw_on_device) {
+      out.back()["draw_on_device"] = true;
+    }
   }
   return out;
 }

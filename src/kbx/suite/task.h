@@ -26,6 +26,10 @@ struct ResolvedCall {
   std::vector<std::string> raises;
   std::string then;  ///< the task's `then` method (Task::then)
   int then_calls = 1;  ///< TestCase::then_calls (perf workloads: 1)
+  /// Random inputs drawn on the run's device, as timing draws a perf workload's (the perf
+  /// recheck: gigabytes drawn on the CPU took seconds); test cases draw on the CPU, the same on
+  /// every device.
+  bool draw_on_device = false;
 };
 
 /// One perf workload: its parameters, its call template resolved, and its models evaluated.

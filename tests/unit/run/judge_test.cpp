@@ -593,6 +593,8 @@ TEST_F(JudgePerfTest, ATimedWorkloadIsRecheckedWithFreshInputs) {
   EXPECT_EQ(recheck["cases"][0]["name"], "perf/0/recheck");
   EXPECT_EQ(recheck["cases"][0]["seed"],
             suite::derive_seed("Math/abs.py", "perfcheck|0", options_.seed));
+  // A perf-sized input drawn on the CPU took seconds: the recheck draws on the device, as timing.
+  EXPECT_EQ(recheck["cases"][0].value("draw_on_device", false), true);
 }
 
 TEST_F(JudgePerfTest, AnIllConditionedRecheckAllowsTheReferencesOwnRoundingButNotStaleValues) {
