@@ -371,6 +371,15 @@ BLOCK_PROBE_MAX_MS = 8.0  # ... longer for a slow launch (4x it), never longer t
 # event before the host finished enqueueing its call (a host slower than its estimate: a worker
 # that idled for seconds launches several times slower for its first tens of milliseconds).
 RETAKE_ROUNDS = 2
+# Samples taken without a head start (calls that block the host, or launch for longer than any
+# head start covers) include the host's share, and the host can slow down 10x for tens of
+# milliseconds and recover gradually (session 31 on an H100: masked_select's 66 us samples went
+# to 0.7-1.0 ms for 18 samples, then fell back over 60 more). They are read in segments of
+# STEADY_SEGMENT; a segment whose median is over STEADY_FACTOR times the fastest segment's is
+# taken again after a pause, at most len(STEADY_PAUSES_S) times.
+STEADY_SEGMENT = 16
+STEADY_FACTOR = 1.25
+STEADY_PAUSES_S = (0.02, 0.1)
 FLUSH_MS_MAX = 5.0
 _cycles_per_ms: list[float] = []
 _flush_ms: list[float] = []
@@ -477,7 +486,14 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer,
                        head_start=not (blocking or host_bound))
     begin = _perf_counter()
-    samples = batches.take(call, flush_buffer, plan_samples(settings, best_ms))
+    unsteady = [0]  # samples steady() took again
+
+    def take(count: int) -> list[float]:
+        return batches.take(call, flush_buffer, count)
+
+    samples = take(plan_samples(settings, best_ms))
+    if batches.cycles is None:  # no head start: the samples hold the host's share
+        samples = steady(samples, take, unsteady)
     stop = "plan"
     while settings.ci_target > 0:
         rel = median_ci_rel(samples)
@@ -501,7 +517,9 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
                 break
             more = min(max(wanted, BATCH), affordable, settings.ci_max_samples - n)
             batches.gpu_per_sample_ms = _median(samples) + batches.flush_ms
-            samples += batches.take(call, flush_buffer, max(1, more))
+            samples += take(max(1, more))
+            if batches.cycles is None:  # the new round's segments against the earlier ones
+                samples = steady(samples, take, unsteady)
             continue
         break
     if extra is not None:
@@ -512,11 +530,37 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
         extra["warmup_ms"] = warmup_ms
         if batches.waited_samples:
             extra["waited_samples"] = batches.waited_samples
+        if unsteady[0]:
+            extra["unsteady_samples"] = unsteady[0]
         if blocking:
             extra["blocks_host"] = True
         if host_bound:
             extra["host_bound"] = True
     return samples, warmup_calls
+
+
+def steady(samples: list[float], take: Callable[[int], list[float]], dropped: list[int]
+           ) -> list[float]:
+    """`samples` (in the order taken) with each STEADY_SEGMENT-long run whose median is over
+    STEADY_FACTOR times the fastest such run's taken again (`take(n)`) after a pause, up to
+    len(STEADY_PAUSES_S) times; dropped[0] counts the samples replaced. A short last run (under
+    half a segment) is neither judged nor a yardstick. A call that is slow throughout, or slow
+    again when retaken, keeps its slow samples: only a slowdown that passes is taken out."""
+    for pause in STEADY_PAUSES_S:
+        runs = [samples[i:i + STEADY_SEGMENT] for i in range(0, len(samples), STEADY_SEGMENT)]
+        judged = [r for r in runs if 2 * len(r) >= STEADY_SEGMENT]
+        if len(judged) < 2:
+            return samples
+        bar = STEADY_FACTOR * min(_median(r) for r in judged)
+        slow = [2 * len(r) >= STEADY_SEGMENT and _median(r) > bar for r in runs]
+        if not any(slow):
+            return samples
+        kept = [x for r, s in zip(runs, slow) if not s for x in r]
+        count = len(samples) - len(kept)
+        dropped[0] += count
+        _host_pause(pause)
+        samples = kept + take(count)
+    return samples
 
 
 def _median(xs: list[float]) -> float:

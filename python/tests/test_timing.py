@@ -544,6 +544,50 @@ def test_without_a_head_start_no_sample_is_dropped(monkeypatch):
     assert "waited_samples" not in extra and len(samples) >= 10
 
 
+def test_a_passing_host_slowdown_is_taken_again_in_samples_without_a_head_start(monkeypatch):
+    """Session 31 on an H100, masked_select (it blocks the host: no head start): 19 samples of
+    66 us, 18 of 0.7-1.0 ms, then 60 falling back from 0.5 to 0.15 ms. The slow segments are
+    taken again after a pause."""
+    slow = [680.0 + 10 * (i % 7) for i in range(18)] + [500.0 - 6 * i for i in range(60)]
+    samples = [66.0] * 19 + slow + [66.0] * 3
+    pauses, taken = [], []
+    monkeypatch.setattr(timing, "_host_pause", pauses.append)
+
+    def take(n):
+        taken.append(n)
+        return [67.0] * n
+
+    dropped = [0]
+    out = timing.steady(list(samples), take, dropped)
+    # The last four (under half a segment) are not judged: one slow sample may stay among them.
+    assert len(out) == len(samples) and sum(x > 80.0 for x in out) <= 1
+    assert dropped[0] == sum(taken) and pauses == [timing.STEADY_PAUSES_S[0]]
+    # Slow again when taken again: at most len(STEADY_PAUSES_S) tries, then what is there stays.
+    pauses.clear()
+    dropped = [0]
+    out = timing.steady(list(samples), lambda n: [900.0] * n, dropped)
+    assert len(out) == len(samples) and len(pauses) == len(timing.STEADY_PAUSES_S)
+    # Steady samples, and too few to judge: untouched, no pause.
+    pauses.clear()
+    steady = [66.0 + (i % 5) for i in range(100)]
+    assert timing.steady(list(steady), take, [0]) == steady and not pauses
+    assert timing.steady([66.0] * 16 + [900.0] * 7, take, [0]) == [66.0] * 16 + [900.0] * 7
+
+
+def test_a_blocking_call_on_a_host_slowed_for_a_while_reads_its_usual_time(monkeypatch):
+    # The queue model without a head start (a launch-bound call found blocking): each sample holds
+    # the host's launch. Calls 20-59 take the host 1.0 ms instead of 0.05 ms.
+    pace = lambda i: 1.0 if 20 <= i < 60 else 0.05
+    call, _ = _gpu_with_a_host_pace(monkeypatch, pace, gpu_ms=0.02)
+    monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: True)
+    monkeypatch.setattr(timing, "_host_pause", lambda s: None)
+    extra = {}
+    samples, _ = timing.sample(call, _settings(ci_target=0, budget_ms=25), None, extra)
+    assert extra["unsteady_samples"] > 0
+    assert "blocks_host" in extra
+    assert max(samples) == pytest.approx(0.07)  # launch and GPU work, the host at its usual pace
+
+
 @pytest.mark.parametrize("readings, steps", [
     ([0.5] * 10, 3),                              # a busy GPU: steady at once
     ([3.0, 2.0, 1.2, 0.8, 0.52, 0.51, 0.51], 7),  # clocks ramping up from idle
