@@ -475,8 +475,9 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     warmup_calls, best_ms, best_launch_ms = _warm_up(call, settings)
     # Only a call whose launch took most of its wall time can be waiting for the GPU (a blocking
     # call returns once the GPU is done); a GPU-bound call is never probed.
-    blocking = (settings.head_start and best_ms < HEAD_START_MAX_MS
-                and best_launch_ms > 0.5 * best_ms and blocks_host(call, best_launch_ms))
+    probed = (settings.head_start and best_ms < HEAD_START_MAX_MS
+              and best_launch_ms > 0.5 * best_ms)
+    blocking = probed and blocks_host(call, best_launch_ms)
     # A call whose launch alone takes longer than the longest head start covers (with its margin)
     # cannot be covered: head starts would hide a varying part of it from sample to sample (the
     # GPU catching up with the host mid-call), so it is timed as it runs, the host's share in.
@@ -485,6 +486,11 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     warmup_ms = (_perf_counter() - begin) * 1e3
     batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer,
                        head_start=not (blocking or host_bound))
+    if not probed:
+        # A call that waits for the GPU after launching most of its work (a domain check's
+        # .item(), then the kernels: the wait is short against the work) is not probed above; the
+        # first time the GPU catches up with it behind a head start, it is.
+        batches.probe = lambda: blocks_host(call, best_launch_ms)
     begin = _perf_counter()
     unsteady = [0]  # samples steady() took again
 
@@ -532,7 +538,7 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
             extra["waited_samples"] = batches.waited_samples
         if unsteady[0]:
             extra["unsteady_samples"] = unsteady[0]
-        if blocking:
+        if blocking or batches.found_blocking:
             extra["blocks_host"] = True
         if host_bound:
             extra["host_bound"] = True
@@ -594,6 +600,10 @@ class _Batches:
         self.host_samples_ms: list[float] = []  # the host's time to enqueue each sample
         self.margin = HEAD_START_MARGIN
         self.waited_samples = 0  # samples dropped because the GPU may have waited in them
+        # blocks_host for this call, asked the first time the GPU catches up (sample() sets it
+        # where its own probe did not run); found_blocking: it said yes.
+        self.probe: Callable[[], bool] | None = None
+        self.found_blocking = False
 
     def head_start_ms(self, size: int) -> float:
         h, g = self.host_per_sample_ms, max(0.0, self.gpu_per_sample_ms)
@@ -606,10 +616,18 @@ class _Batches:
         events then hold part of the host's launch) is dropped and taken again, up to
         RETAKE_ROUNDS more rounds, each with the longer head start the drop asked for; what the
         last round could not replace is filled with its dropped samples (they err long).
-        self.waited_samples counts the drops."""
+        self.waited_samples counts the drops. The first drop asks self.probe (when set) whether
+        the call waits for the GPU: then the head starts stop and the round is taken without."""
         kept: list[float] = []
         for _ in range(1 + RETAKE_ROUNDS):
             samples, waited = self._enqueue(call, flush_buffer, count - len(kept))
+            if any(waited) and self.cycles is not None and self.probe is not None:
+                probe, self.probe = self.probe, None
+                if probe():
+                    # The call waits for the GPU, so for every head start: none from now on, and
+                    # the round is taken again without (its samples each waited out a sleep).
+                    self.cycles, self.found_blocking = None, True
+                    return kept + self._enqueue(call, flush_buffer, count - len(kept))[0]
             kept += [x for x, w in zip(samples, waited) if not w]
             dropped = [x for x, w in zip(samples, waited) if w]
             self.waited_samples += len(dropped)

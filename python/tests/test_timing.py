@@ -488,8 +488,9 @@ def _gpu_with_a_host_pace(monkeypatch, host_pace, gpu_ms):
 
     def call():
         clock["host"] += host_pace(clock["calls"])
+        work = gpu_ms(clock["calls"]) if callable(gpu_ms) else gpu_ms
         clock["calls"] += 1
-        clock["gpu"] = max(clock["gpu"], clock["host"]) + gpu_ms
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + work
 
     def record(event):
         clock["gpu"] = max(clock["gpu"], clock["host"])
@@ -532,6 +533,28 @@ def test_a_blocking_call_is_still_found_on_a_slow_host(monkeypatch):
     timing.sample(call, _settings(), None, extra)
     assert extra.get("blocks_host") is True
     assert sleeps[:2] == [pytest.approx(4 * 1.7)] * 2  # four times the plain call, twice
+
+
+def test_a_call_that_waits_after_launching_most_of_its_work_is_found_once_it_catches_up(
+        monkeypatch):
+    """Session 31 on an H200: fused_log_tanh's reference checks its domain (a reduction and a host
+    sync) and then launches the rest; at 0.2 ms of GPU work its launch was short against its wall
+    time, so it was not probed, got head starts and waited out each one: 20 ms of host a sample."""
+    # Even-numbered launches: the check's reduction (0.01 ms of GPU); odd: the kernels (0.3 ms).
+    call, sleeps = _gpu_with_a_host_pace(monkeypatch, lambda i: 0.02,
+                                         gpu_ms=lambda i: 0.3 if i % 2 else 0.01)
+
+    def check_then_work():
+        call()
+        timing._synchronize()  # the domain check's .item()
+        call()
+
+    extra = {}
+    samples, _ = timing.sample(check_then_work, _settings(ci_target=0, budget_ms=10), None, extra)
+    assert extra.get("blocks_host") is True
+    head_starts = [ms for ms in sleeps if ms != timing.BLOCK_PROBE_MS]
+    assert len(head_starts) <= 3  # the first round's batch (then the probe's own sleeps)
+    assert len(samples) >= 10
 
 
 def test_without_a_head_start_no_sample_is_dropped(monkeypatch):
