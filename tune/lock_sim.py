@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Where the candidate phase's wall time goes, replayed: takes each candidate's stages from a
+`kbx eval --trace` file (reference outputs, load and cases, perf recheck under shared GPU holds;
+timing under the exclusive hold; the recheck's comparison with none), and replays them on JOBS
+threads with sandbox::GpuLock's rule (a waiting exclusive holder keeps new shared ones out and
+waits for those running). Prints the replayed span for what-ifs: more threads, reference outputs
+from the cache, a cheaper recheck. Session 31: on its H100 trace the replay gives 193 s against
+the measured 217 s (it leaves out the comparisons between stages); cached reference outputs and
+a recheck at 0.4x its cost give 160 s; 16 threads 149 s; timing alone is 119 s of it.
+usage: tune/lock_sim.py TRACE.json [--jobs 8] [--ref-scale 1] [--recheck-scale 1]"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+
+
+def candidates(trace_path: str) -> list[dict]:
+    events = json.load(open(trace_path))["traceEvents"]
+    exclusive = {e["name"]: e["dur"] / 1e6 for e in events
+                 if e.get("ph") == "X" and e.get("tid") == 1 and e["name"].endswith(".py")
+                 and e.get("args", {}).get("side") != "reference"}
+    stages: dict[str, dict] = collections.defaultdict(lambda: collections.defaultdict(float))
+    order: list[str] = []
+    for e in sorted((e for e in events if e.get("ph") == "X" and e.get("tid") != 1
+                     and e.get("cat") == "stage"), key=lambda e: e["ts"]):
+        task = e["args"]["task"]
+        if task not in stages:
+            order.append(task)
+        stages[task][e["name"]] += e["dur"] / 1e6
+    return [{"R": stages[t]["reference outputs"], "C": stages[t]["load"] + stages[t]["cases"],
+             "X": exclusive.get(t, 0.0), "K": stages[t]["perf recheck"],
+             "Q": stages[t]["perf recheck compare"]} for t in order]
+
+
+def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: float = 1.0) -> float:
+    """The span of running `subs` in order on `jobs` threads under the GPU lock's rule."""
+    queue = list(subs)
+    plans: list[list] = [[] for _ in range(jobs)]
+    current: list = [None] * jobs
+    running: dict[int, float] = {}
+    shared: set[int] = set()
+    exclusive = None
+    now = 0.0
+
+    def advance(i: int) -> None:
+        if not plans[i]:
+            if not queue:
+                current[i] = None
+                return
+            s = queue.pop(0)
+            plans[i] = [("S", s["R"] * ref_scale), ("S", s["C"]), ("E", s["X"]),
+                        ("S", s["K"] * recheck_scale), ("C", s["Q"])]
+        current[i] = plans[i].pop(0)
+
+    for i in range(jobs):
+        advance(i)
+    while True:
+        admitted = True
+        while admitted:
+            admitted = False
+            waiting_exclusive = any(c is not None and c[0] == "E" and i not in running
+                                    for i, c in enumerate(current))
+            for i, c in enumerate(current):
+                if c is None or i in running:
+                    continue
+                kind, dur = c
+                if kind == "C" or (kind == "S" and exclusive is None and not waiting_exclusive):
+                    running[i] = now + dur
+                    if kind == "S":
+                        shared.add(i)
+                    admitted = True
+                elif kind == "E" and exclusive is None and not shared:
+                    exclusive, running[i] = i, now + dur
+                    admitted = True
+                    break
+        if not running:
+            return now
+        i = min(running, key=running.get)
+        now = running.pop(i)
+        shared.discard(i)
+        exclusive = None if exclusive == i else exclusive
+        advance(i)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace")
+    ap.add_argument("--jobs", type=int, default=8)
+    ap.add_argument("--ref-scale", type=float, default=1.0)
+    ap.add_argument("--recheck-scale", type=float, default=1.0)
+    a = ap.parse_args()
+    subs = candidates(a.trace)
+    total = {k: sum(s[k] for s in subs) for k in "RCXKQ"}
+    print(f"{len(subs)} candidates; thread-summed: reference outputs {total['R']:.1f} s, load and "
+          f"cases {total['C']:.1f} s, timing {total['X']:.1f} s, recheck {total['K']:.1f} s")
+    print(f"replayed span: {replay(subs, a.jobs, a.ref_scale, a.recheck_scale):.1f} s "
+          f"({a.jobs} threads, reference outputs x{a.ref_scale}, recheck x{a.recheck_scale})")
+
+
+if __name__ == "__main__":
+    main()
