@@ -46,6 +46,7 @@
 #include "kbx/serve/auth.h"
 #include "kbx/serve/http_server.h"
 #include "kbx/serve/service.h"
+#include "kbx/sandbox/cpu_affinity.h"
 #include "kbx/sandbox/protocol.h"
 #include "kbx/store/database.h"
 #include "kbx/suite/suite.h"
@@ -202,6 +203,7 @@ struct SamplingArgs {
   double warmup_ms = run::TimingSettings{}.warmup_ms;
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
+  std::string timing_cpus;  ///< --timing-cpus LIST (RunOptions::timing_cpus)
 
   void apply(run::TimingSettings& t) const {
     t.ci_target = ci_target;
@@ -236,6 +238,9 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
   cmd->add_option("--max-samples", s.max_samples, "First round of samples: at most this many")
       ->check(CLI::Range(run::TimingSettings{}.min_samples, run::TimingSettings{}.ci_max_samples))
       ->capture_default_str();
+  cmd->add_option("--timing-cpus", s.timing_cpus,
+                  "Pin each process being timed (candidate or reference worker) to these CPUs "
+                  "while it is timed, e.g. 0-3 (default: not pinned)");
 }
 
 struct EvalArgs {
@@ -385,6 +390,13 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
   a.sampling.apply(o.timing);
+  if (!a.sampling.timing_cpus.empty()) {
+    auto cpus = sandbox::parse_cpu_list(a.sampling.timing_cpus);
+    if (!cpus) {
+      throw cpus.error();
+    }
+    o.timing_cpus = cpus.value();
+  }
   o.timing.graph = a.graph;
   o.timing.graph_max_ms = a.graph_max_ms;
   o.perf_scale = a.perf_scale;

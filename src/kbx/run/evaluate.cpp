@@ -16,6 +16,7 @@
 #include "kbx/compare/comparator.h"
 #include "kbx/run/judge.h"
 #include "kbx/run/trace_timing.h"
+#include "kbx/sandbox/cpu_affinity.h"
 
 namespace kbx::run {
 namespace {
@@ -809,7 +810,11 @@ struct Evaluation {
                        {}};
     int timeout = ctx.options.perf_timeout_s;
     auto start = Clock::now();
-    auto reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
+    sandbox::Reply reply;
+    {
+      sandbox::PinnedCpus pinned(candidate.pid(), ctx.options.timing_cpus);  // --timing-cpus
+      reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
+    }
     double wall_ms = ms_since(start);
     if (reply.failure == ReadFailure::cancelled) {
       finish(Outcome::cancelled, "interrupted",

@@ -62,6 +62,9 @@ Json RunOptions::identity() const {
   if (baselines.size() > 1) {  // runs made before the choice existed had eager alone
     j["baselines"] = baselines;
   }
+  if (!timing_cpus.empty()) {  // timed on other CPUs: a resume keeps the same ones
+    j["timing_cpus"] = timing_cpus;
+  }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;
   }

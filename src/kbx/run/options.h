@@ -109,6 +109,9 @@ struct RunOptions {
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;
   TimingSettings timing;
+  /// `--timing-cpus`: every time request's process (candidate or reference worker) pinned to these
+  /// CPUs while it is timed (sandbox::PinnedCpus); empty: wherever the kernel schedules it.
+  std::vector<int> timing_cpus;
   /// `--perf-scale`: every perf workload shrunk to about this fraction of its bytes
   /// (suite::apply_perf_scale), for a GPU with less memory; 1 = the suite's workloads.
   double perf_scale = 1;

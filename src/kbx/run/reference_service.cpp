@@ -12,6 +12,7 @@
 #include "kbx/common/hash.h"
 #include "kbx/common/version.h"
 #include "kbx/run/replies.h"
+#include "kbx/sandbox/cpu_affinity.h"
 #include "kbx/stats/summary.h"
 
 namespace kbx::run {
@@ -519,6 +520,8 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
   const bool eager = baseline == baseline_eager;
   int timeout_s = options_.perf_timeout_s +
                   (eager ? 0 : 60 * static_cast<int>(task.workloads.size()));
+  // --timing-cpus: the reference worker on the CPUs every candidate is timed on.
+  sandbox::PinnedCpus pinned(worker(l, gpu).pid(), options_.timing_cpus);
   auto reply = call(l, gpu, time_request(*handle, task, baseline), timeout_s,
                     eager ? "timing " + task.key
                           : fmt::format("timing the {} baseline of {}", baseline, task.key));
