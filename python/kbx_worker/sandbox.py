@@ -143,6 +143,9 @@ def confine(config: SandboxConfig, device: str) -> dict:
     libc = _libc()
     report: dict[str, str] = {}
     scratch = config.scratch_root
+    # Read before any path is hidden; written into the candidate's own home below.
+    kernels_from = torch_kernel_cache_dir(os.environ) if device == "cuda" else None
+    kernels = read_kernel_cache(kernels_from) if kernels_from else []
     # The uid to switch to: only as root, and only when that uid can still import Python.
     uid = config.uid if os.getuid() == 0 and config.uid and _python_readable_by_others() else None
     namespaces = _unshare(libc, report)
@@ -162,6 +165,8 @@ def confine(config: SandboxConfig, device: str) -> dict:
             os.chown(scratch, uid, uid)
         report["hidden_paths"] = "off: no mount namespace"
     home = _prepare_scratch(scratch, uid)
+    if device == "cuda":
+        report["torch_kernel_cache"] = seed_kernel_cache(kernels, kernels_from, home, uid)
     if os.getuid() == 0 and uid is None and "processes" in config.limits:
         _join_pids_cgroup(config.limits["processes"], report)
     writable = [f"/proc/{os.getpid()}"]  # thread names, OOM score: CUDA fails to start without it
@@ -457,6 +462,75 @@ def _set_limits(limits: dict[str, int], device: str, report: dict) -> None:
     report["limits"] = "on: " + ", ".join(applied + ["core=0"])
     if device == "cuda" and "address_space_bytes" in limits:
         report["address_space"] = "off: CUDA reserves virtual memory beyond any useful limit"
+
+
+# A candidate's copy of the kernels torch compiled at run time for the trusted side (below).
+KERNEL_CACHE_MAX_BYTES = 64 << 20
+KERNEL_FILE_MAX_BYTES = 8 << 20
+
+
+def torch_kernel_cache_dir(env: dict) -> str | None:
+    """Where torch keeps the CUDA kernels it compiles at run time with NVRTC (the jiterator:
+    special functions such as zeta, polygamma, airy_ai and i0 are built on first use, 1-2 s each),
+    found as torch finds it: PYTORCH_KERNEL_CACHE_PATH, else XDG_CACHE_HOME or HOME/.cache, plus
+    torch/kernels; None when USE_PYTORCH_KERNEL_CACHE=0."""
+    if env.get("USE_PYTORCH_KERNEL_CACHE") == "0":
+        return None
+    if env.get("PYTORCH_KERNEL_CACHE_PATH"):
+        return env["PYTORCH_KERNEL_CACHE_PATH"]
+    base = env.get("XDG_CACHE_HOME") or (os.path.join(env["HOME"], ".cache")
+                                         if env.get("HOME") else None)
+    return os.path.join(base, "torch", "kernels") if base else None
+
+
+def read_kernel_cache(path: str) -> list[tuple[str, bytes]]:
+    """The regular files of a kernel cache folder (no links, none over KERNEL_FILE_MAX_BYTES,
+    KERNEL_CACHE_MAX_BYTES in all, in name order); empty when it cannot be read."""
+    files, total = [], 0
+    for name in sorted(_listdir(path)):
+        full = os.path.join(path, name)
+        try:
+            if os.path.islink(full) or not os.path.isfile(full):
+                continue
+            size = os.path.getsize(full)
+            if size > KERNEL_FILE_MAX_BYTES or total + size > KERNEL_CACHE_MAX_BYTES:
+                continue
+            with open(full, "rb") as f:
+                files.append((name, f.read()))
+            total += size
+        except OSError:
+            continue
+    return files
+
+
+def seed_kernel_cache(files: list[tuple[str, bytes]], source: str | None, home: str,
+                      owner: int | None) -> str:
+    """Writes `files` (read from the trusted side's kernel cache) into the candidate's own cache,
+    HOME/.cache/torch/kernels, where torch looks once HOME is the scratch home. Every candidate
+    starts with a fresh home, so without this each one compiled the jiterator's kernels again:
+    on the H100 the cases of the references of zeta, polygamma and airy_ai took 4-6 s in a
+    candidate process (0.02-0.03 s on the CPU), under a shared GPU hold that the next exclusive
+    one waits for. A copy, not a shared folder: what a candidate compiles stays in its own
+    scratch."""
+    if source is None:
+        return "off: USE_PYTORCH_KERNEL_CACHE=0 or no cache folder"
+    dest = os.path.join(home, ".cache", "torch", "kernels")
+    try:
+        for part in (os.path.join(home, ".cache"), os.path.join(home, ".cache", "torch"), dest):
+            os.makedirs(part, mode=0o700, exist_ok=True)
+            if owner:
+                os.chown(part, owner, owner)
+        for name, data in files:
+            if "/" in name or name in (".", ".."):
+                continue
+            path = os.path.join(dest, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            if owner:
+                os.chown(path, owner, owner)
+    except OSError as e:
+        return f"off: {e}"
+    return f"on: {len(files)} kernels copied from {source}"
 
 
 def _scrub_environment(home: str, scratch: str) -> None:
