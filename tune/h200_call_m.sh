@@ -25,9 +25,9 @@ fastest = sorted(best, key=lambda c: max(best[c]))[:4]
 print(",".join(str(c) for c in sorted(fastest)))
 PY
 )}"
-echo "timing CPUs: $pin"
+echo "timing CPUs: ${pin:-none found (host_cpus.py failed): the pinned runs are skipped}"
 if [ -z "${SKIP_22:-}" ]; then
-  for mode in unpinned pinned; do
+  for mode in unpinned ${pin:+pinned}; do
     extra=""
     [ "$mode" = pinned ] && extra="--timing-cpus $pin"
     RESULTS=/tmp/kbx-m-$mode RUN_TIMEOUT_S=110 \
@@ -38,5 +38,5 @@ if [ -z "${SKIP_22:-}" ]; then
   done
 fi
 args="--warmup-ms 2 --ci-budget-ms 40"
-[ -n "${PIN_FULL:-}" ] && args+=" --timing-cpus $pin"
+[ -n "${PIN_FULL:-}" ] && [ -n "$pin" ] && args+=" --timing-cpus $pin"
 TIMING_FIRST=1 TIMING_ARGS="$args" tune/h200_call_k.sh
