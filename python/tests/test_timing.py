@@ -104,7 +104,7 @@ def test_head_starts_cover_the_host_once_not_batch_after_batch(monkeypatch, laun
     """Calls that take the host launch_ms to enqueue and the GPU 0.005 ms: the GPU never waits
     for the host inside a sample, and over a round it sleeps about as long as the host lags, not
     the margin times that for every batch (the margin of one batch carries over to the next)."""
-    call, sleeps = _gpu_with_a_host_pace(monkeypatch, lambda i: launch_ms, gpu_ms=0.005)
+    call, sleeps = _gpu_with_a_queue(monkeypatch, lambda i: launch_ms, gpu_ms=0.005)
     settings = timing.Settings(warmup_ms=0, warmup_min_calls=2, min_samples=10, max_samples=100,
                                budget_ms=60, ci_target=0)
     extra = {}
@@ -299,42 +299,46 @@ def test_brackets_held_up_by_the_host_are_taken_again(monkeypatch):
     assert timing.brackets_disagree(result["bracket_ms"], result["samples_ms"], None)
 
 
-def _gpu_with_a_queue(monkeypatch, host_ms, gpu_ms, blocking):
+def _gpu_with_a_queue(monkeypatch, host_ms, gpu_ms, blocking=False):
     """A host clock and a GPU queue: each call takes the host host_ms and the GPU gpu_ms after the
-    host launched it; a blocking call returns only when the GPU has finished it. Returns the call
-    and the sleeps (ms) enqueued while sampling."""
-    clock = {"host": 0.0, "gpu": 0.0}
+    host launched it (either a number or a function of the call's index, from 0); a blocking call
+    returns only when the GPU has finished it. Events read what the queue gives them (a GPU that
+    waited for the host's launch inside a sample counts the wait) and queries say whether the GPU
+    has passed an event by the host's now. Returns the call and the sleeps (ms) enqueued."""
+    clock = {"host": 0.0, "gpu": 0.0, "calls": 0}
     sleeps: list[float] = []
+    at = lambda ms, i: ms(i) if callable(ms) else ms  # noqa: E731
 
     class _FakeEvent:
         def __init__(self, **_):
             self.t = 0.0
 
     def sleep(cycles):
-        ms = cycles / 2e6
-        clock["gpu"] = max(clock["gpu"], clock["host"]) + ms
-        sleeps.append(ms)
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + cycles / 2e6
+        sleeps.append(cycles / 2e6)
 
     def call():
-        clock["host"] += host_ms
-        clock["gpu"] = max(clock["gpu"], clock["host"]) + gpu_ms
+        i = clock["calls"]
+        clock["calls"] += 1
+        clock["host"] += at(host_ms, i)
+        clock["gpu"] = max(clock["gpu"], clock["host"]) + at(gpu_ms, i)
         if blocking:
             clock["host"] = max(clock["host"], clock["gpu"])
 
     def record(event):
-        event.t = max(clock["gpu"], clock["host"])
+        clock["gpu"] = max(clock["gpu"], clock["host"])
+        event.t = clock["gpu"]
 
     def synchronize():
         clock["host"] = max(clock["host"], clock["gpu"])
 
     monkeypatch.setattr(timing, "_Event", _FakeEvent)
     monkeypatch.setattr(timing, "_record", record)
-    monkeypatch.setattr(timing, "_query", lambda event: event.t <= clock["gpu"] and
-                        clock["gpu"] <= clock["host"])
+    monkeypatch.setattr(timing, "_query", lambda event: event.t <= clock["host"])
     monkeypatch.setattr(timing, "_sleep", sleep)
     monkeypatch.setattr(timing, "_synchronize", synchronize)
     monkeypatch.setattr(timing, "_perf_counter", lambda: clock["host"] / 1e3)
-    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: gpu_ms)
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: b.t - a.t)
     monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
     return call, sleeps
 
@@ -437,53 +441,13 @@ def test_the_gpu_never_waits_for_the_host_inside_a_sample(monkeypatch, host_ms, 
     assert all(abs(x - gpu_ms) < 1e-9 for x in spans), spans
 
 
-def _gpu_with_a_host_pace(monkeypatch, host_pace, gpu_ms):
-    """Like _gpu_with_a_queue, with the host's time for the i-th call host_pace(i), events that
-    read what the GPU's queue gives them (a GPU that waited for the host's launch inside a sample
-    counts the wait), and queries that say whether the GPU has passed an event by the host's
-    now. Returns the call and the sleeps (ms)."""
-    clock = {"host": 0.0, "gpu": 0.0, "calls": 0}
-    sleeps: list[float] = []
-
-    class _FakeEvent:
-        def __init__(self, **_):
-            self.t = 0.0
-
-    def sleep(cycles):
-        clock["gpu"] = max(clock["gpu"], clock["host"]) + cycles / 2e6
-        sleeps.append(cycles / 2e6)
-
-    def call():
-        clock["host"] += host_pace(clock["calls"])
-        work = gpu_ms(clock["calls"]) if callable(gpu_ms) else gpu_ms
-        clock["calls"] += 1
-        clock["gpu"] = max(clock["gpu"], clock["host"]) + work
-
-    def record(event):
-        clock["gpu"] = max(clock["gpu"], clock["host"])
-        event.t = clock["gpu"]
-
-    def synchronize():
-        clock["host"] = max(clock["host"], clock["gpu"])
-
-    monkeypatch.setattr(timing, "_Event", _FakeEvent)
-    monkeypatch.setattr(timing, "_record", record)
-    monkeypatch.setattr(timing, "_query", lambda event: event.t <= clock["host"])
-    monkeypatch.setattr(timing, "_sleep", sleep)
-    monkeypatch.setattr(timing, "_synchronize", synchronize)
-    monkeypatch.setattr(timing, "_perf_counter", lambda: clock["host"] / 1e3)
-    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: b.t - a.t)
-    monkeypatch.setattr(timing, "_cycles_per_ms", [2e6])
-    return call, sleeps
-
-
 def test_a_host_slowed_for_a_while_neither_looks_blocking_nor_reaches_the_samples(monkeypatch):
     """Session 31 on an H100: a worker that had idled seconds for the GPU launched kl_div's calls
     at 1.5 ms, then 0.1 ms tens of milliseconds later, against the warm-up's 0.1 ms; its samples
     read the host's pace (0.18 ms for 0.023 ms of GPU work). Here: the warm-up at 0.1 ms, the next
     40 calls at 1.5 ms, the rest at 0.1 ms; 0.02 ms of GPU work each."""
     pace = lambda i: 1.5 if 3 <= i < 43 else 0.1
-    call, sleeps = _gpu_with_a_host_pace(monkeypatch, pace, gpu_ms=0.02)
+    call, sleeps = _gpu_with_a_queue(monkeypatch, pace, gpu_ms=0.02)
     extra = {}
     samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
     # The probe's plain call ran at the slow pace too: no wait for its sleep, not blocking.
@@ -508,8 +472,8 @@ def test_a_call_that_waits_after_launching_most_of_its_work_is_found_once_it_cat
     sync) and then launches the rest; at 0.2 ms of GPU work its launch was short against its wall
     time, so it was not probed, got head starts and waited out each one: 20 ms of host a sample."""
     # Even-numbered launches: the check's reduction (0.01 ms of GPU); odd: the kernels (0.3 ms).
-    call, sleeps = _gpu_with_a_host_pace(monkeypatch, lambda i: 0.02,
-                                         gpu_ms=lambda i: 0.3 if i % 2 else 0.01)
+    call, sleeps = _gpu_with_a_queue(monkeypatch, lambda i: 0.02,
+                                     gpu_ms=lambda i: 0.3 if i % 2 else 0.01)
 
     def check_then_work():
         call()
@@ -527,7 +491,7 @@ def test_a_call_that_waits_after_launching_most_of_its_work_is_found_once_it_cat
 def test_without_a_head_start_no_sample_is_dropped(monkeypatch):
     # A blocking call gets no head start: its samples include the host's share by design, none of
     # them is taken for a wait and dropped.
-    call, _ = _gpu_with_a_host_pace(monkeypatch, lambda i: 0.05, gpu_ms=0.2)
+    call, _ = _gpu_with_a_queue(monkeypatch, lambda i: 0.05, gpu_ms=0.2)
     monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: True)
     extra = {}
     samples, _ = timing.sample(call, _settings(ci_target=0), None, extra)
@@ -568,7 +532,7 @@ def test_a_blocking_call_on_a_host_slowed_for_a_while_reads_its_usual_time(monke
     # The queue model without a head start (a launch-bound call found blocking): each sample holds
     # the host's launch. Calls 20-59 take the host 1.0 ms instead of 0.05 ms.
     pace = lambda i: 1.0 if 20 <= i < 60 else 0.05
-    call, _ = _gpu_with_a_host_pace(monkeypatch, pace, gpu_ms=0.02)
+    call, _ = _gpu_with_a_queue(monkeypatch, pace, gpu_ms=0.02)
     monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: True)
     monkeypatch.setattr(timing, "_host_pause", lambda s: None)
     extra = {}
