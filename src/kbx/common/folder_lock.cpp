@@ -10,12 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <string_view>
 #include <utility>
 
 #include "kbx/common/error.h"
+#include "kbx/common/strings.h"
 
 namespace kbx {
 namespace {
@@ -56,9 +56,7 @@ std::optional<LockHolder> parse_holder(std::string_view text) {
     text.remove_prefix(nl + 1);
     if (line.starts_with("pid ")) {
       int pid = 0;
-      auto digits = line.substr(4);
-      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-      if (ec == std::errc() && end == digits.data() + digits.size() && pid > 0) {
+      if (parse_int(line.substr(4), pid) && pid > 0) {
         holder = LockHolder{pid, ""};
       }
     } else if (line.starts_with("command ") && holder) {

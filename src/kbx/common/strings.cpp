@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <numeric>
 
@@ -17,6 +18,16 @@ std::string_view trim(std::string_view s) {
     s.remove_suffix(1);
   }
   return s;
+}
+
+bool parse_int(std::string_view text, int& out) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return false;
+  }
+  out = value;
+  return true;
 }
 
 std::vector<std::string> split(std::string_view s, char sep) {

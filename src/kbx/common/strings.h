@@ -10,6 +10,10 @@ namespace kbx {
 std::string_view trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 
+/// Parses all of `text` as a decimal int (an optional '-', digits, nothing else; no overflow)
+/// into `out`; false, leaving `out` as it was, otherwise.
+bool parse_int(std::string_view text, int& out);
+
 /// The length of the longest prefix of `text` that is well-formed UTF-8 (text.size() when all of
 /// it is): no stray continuation bytes, overlong forms, surrogates or code points past U+10FFFF.
 std::size_t utf8_valid_prefix(std::string_view text);

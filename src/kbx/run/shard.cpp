@@ -2,11 +2,11 @@
 #include "kbx/run/shard.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 
 #include "kbx/common/hash.h"
+#include "kbx/common/strings.h"
 
 namespace kbx::run {
 namespace {
@@ -16,11 +16,6 @@ namespace {
 constexpr double load_cost = 4.0;
 constexpr double case_cost = 0.5;
 constexpr double workload_cost = 1.5;
-
-bool parse_int(std::string_view text, int& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
 
 /// Items placed together, with their expected cost (the task's once, plus each item's).
 struct Chunk {

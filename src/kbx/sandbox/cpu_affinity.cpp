@@ -14,21 +14,6 @@
 namespace kbx::sandbox {
 namespace {
 
-bool parse_int(std::string_view text, int& out) {
-  if (text.empty() || text.size() > 6) {
-    return false;
-  }
-  int v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      return false;
-    }
-    v = v * 10 + (c - '0');
-  }
-  out = v;
-  return true;
-}
-
 /// The thread ids of process `pid` (/proc/<pid>/task), empty when it is gone.
 std::vector<int> threads_of(int pid) {
   std::vector<int> out;

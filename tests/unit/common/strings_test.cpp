@@ -134,5 +134,18 @@ TEST(Closest, ReturnsAtMostLimitAndAtMostEveryCandidate) {
   EXPECT_TRUE(closest("a", {}, 3).empty());
 }
 
+TEST(ParseInt, TakesAllOfTheTextOrNothing) {
+  int v = 7;
+  EXPECT_TRUE(parse_int("42", v));
+  EXPECT_EQ(v, 42);
+  EXPECT_TRUE(parse_int("-3", v));
+  EXPECT_EQ(v, -3);
+  for (const char* bad : {"", " 1", "1 ", "+1", "1x", "0x10", "99999999999", "-"}) {
+    v = 7;
+    EXPECT_FALSE(parse_int(bad, v)) << bad;
+    EXPECT_EQ(v, 7) << bad;  // untouched
+  }
+}
+
 }  // namespace
 }  // namespace kbx
