@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, fields
@@ -9,7 +10,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import inventory
+from . import host_cpus, inventory
 from .errors import WorkerError, error_object, is_gpu_fault, make_error
 from .values import ValueBuilder, then_call
 
@@ -24,6 +25,7 @@ _empty_cache = torch.cuda.empty_cache
 _zero = torch.Tensor.zero_
 _manual_seed = torch.manual_seed
 _perf_counter = time.perf_counter
+_num_threads = torch.get_num_threads
 _sleep = getattr(torch.cuda, "_sleep", None)  # a kernel that spins for a number of GPU cycles
 # CUDA-graph mode (Settings.graph): capture a short call once, time its replays.
 _CUDAGraph = torch.cuda.CUDAGraph
@@ -85,6 +87,9 @@ class Settings:
     # into a CUDA graph and its replays timed by the same sampler (`graph_samples_ms`).
     graph: bool = False
     graph_max_ms: float = 0.05
+    # The process runs on the fastest of its CPUs while it is timed (host_cpus.FastCpus); false:
+    # wherever the system puts it (`kbx eval --timing-cpus any`).
+    fast_cpus: bool = True
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -130,12 +135,20 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
     recording, on inputs built again from the same seed (`inventory_calls`). One detach and one
     attach per request: each costs milliseconds. A candidate's inventory takes INVENTORY_CALLS
     calls (the default; kbx checks each against the others); the trusted reference's takes
-    REFERENCE_INVENTORY_CALLS (its kernels only decide whether the task synchronises the host)."""
+    REFERENCE_INVENTORY_CALLS (its kernels only decide whether the task synchronises the host).
+
+    With settings.fast_cpus, the process runs on the fastest of its CPUs while its workloads are
+    timed (host_cpus.FastCpus, measured again before a workload when its CPU has slowed): a call
+    that includes host work is otherwise timed at whatever speed its CPU has at the moment."""
     results: list[dict] = []
     faulted = False
     begin = _perf_counter()
-    with inventory.paused(recorder if device == "cuda" else None, _synchronize):
-        if device == "cuda" and workloads:
+    timed = device == "cuda" and bool(workloads)
+    host = host_cpus.FastCpus(min_cpus=min(max(2, _num_threads()), 4)) \
+        if timed and settings.fast_cpus else None
+    with inventory.paused(recorder if device == "cuda" else None, _synchronize), \
+            host or contextlib.nullcontext():
+        if timed:
             spin_up(flush_buffer, settings.spin_up_ms)
             _cycles_per_ms.clear()  # calibrated again at the clocks of this request
             _flush_ms.clear()
@@ -148,10 +161,14 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                 results.append(_error(w, make_error("gpu_fault", "an earlier workload killed "
                                                                  "the CUDA context")))
             else:
+                if host is not None and w is not workloads[0]:
+                    host.check()  # this CPU may have slowed since the last workload
                 result, faulted = _time_one(entry, builders, w, settings, flush_buffer)
                 results.append(result)
     if results and results[0]["status"] == "ok":
-        results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up
+        results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up, CPUs chosen
+        if host is not None and host.figures():
+            results[0]["host_cpus"] = host.figures()
     if recorder is not None and device == "cuda" and not faulted:
         for i, (w, result) in enumerate(zip(workloads, results)):
             if result["status"] != "ok":

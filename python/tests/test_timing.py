@@ -698,3 +698,49 @@ def test_a_gpu_fault_in_the_capture_fails_the_later_workloads_not_this_one(monke
     assert results[0]["status"] == "ok" and "illegal memory access" in results[0]["graph_error"]
     assert results[1]["status"] == "error" and results[1]["error"]["kind"] == "gpu_fault"
     assert "empty_cache" not in log  # a dead context is left alone
+
+
+class _RecordingCpus:
+    """Stands in for host_cpus.FastCpus: records its use by time_workloads."""
+    made: list["_RecordingCpus"] = []
+
+    def __init__(self, min_cpus):
+        self.min_cpus, self.log = min_cpus, ["enter"]
+        _RecordingCpus.made.append(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+    def check(self):
+        self.log.append("check")
+
+    def figures(self):
+        return {"canary_us": 40.0, "cpus": 3, "probes": 1}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, fast):
+    _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
+    _RecordingCpus.made = []
+    monkeypatch.setattr(timing.host_cpus, "FastCpus", _RecordingCpus)
+    workloads = [{"index": i, "seed": i} for i in range(3)]
+    results, faulted = timing.time_workloads(None, None, "cuda", workloads,
+                                             _settings(fast_cpus=fast), None)
+    assert not faulted and all(r["status"] == "ok" for r in results)
+    if not fast:
+        assert not _RecordingCpus.made and "host_cpus" not in results[0]
+        return
+    [cpus] = _RecordingCpus.made
+    assert 2 <= cpus.min_cpus <= 4
+    assert cpus.log == ["enter", "check", "check", "exit"]  # before each workload but the first
+    assert results[0]["host_cpus"] == {"canary_us": 40.0, "cpus": 3, "probes": 1}
+
+
+def test_fast_cpus_is_on_unless_asked_and_must_be_a_boolean():
+    assert timing.Settings.from_request({}).fast_cpus is True
+    assert timing.Settings.from_request({"fast_cpus": False}).fast_cpus is False
+    with pytest.raises(WorkerError):
+        timing.Settings.from_request({"fast_cpus": 0})

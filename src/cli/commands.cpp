@@ -203,7 +203,7 @@ struct SamplingArgs {
   double warmup_ms = run::TimingSettings{}.warmup_ms;
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
-  std::string timing_cpus;  ///< --timing-cpus LIST (RunOptions::timing_cpus)
+  std::string timing_cpus = "fast";  ///< --timing-cpus fast|any|LIST
 
   void apply(run::TimingSettings& t) const {
     t.ci_target = ci_target;
@@ -239,8 +239,11 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
       ->check(CLI::Range(run::TimingSettings{}.min_samples, run::TimingSettings{}.ci_max_samples))
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
-                  "Pin each process being timed (candidate or reference worker) to these CPUs "
-                  "while it is timed, e.g. 0-3 (default: not pinned)");
+                  "Where each process being timed (candidate or reference worker) runs while it "
+                  "is timed: 'fast' measures the CPUs it may use and runs on the fastest; a list "
+                  "like 0-3 pins it to those and, among them, the fastest; 'any' leaves it where "
+                  "the system puts it")
+      ->capture_default_str();
 }
 
 struct EvalArgs {
@@ -361,6 +364,24 @@ fs::path worker_path() {
   return kbx_home() / "python";
 }
 
+/// `--timing-cpus fast|any|LIST` into the options: 'fast' (the default) is the worker's choice of
+/// the fastest CPUs; 'any' turns it off; a list pins the timed process there (the worker still
+/// picks the fastest among them). A bad list throws the usage error parse_cpu_list() gives.
+void apply_timing_cpus(const std::string& value, run::RunOptions& o) {
+  if (value == "fast") {
+    return;
+  }
+  if (value == "any") {
+    o.timing.fast_cpus = false;
+    return;
+  }
+  auto cpus = sandbox::parse_cpu_list(value);
+  if (!cpus) {
+    throw cpus.error();
+  }
+  o.timing_cpus = cpus.value();
+}
+
 run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& argv) {
   run::RunOptions o;
   o.source = a.source;
@@ -390,13 +411,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
   a.sampling.apply(o.timing);
-  if (!a.sampling.timing_cpus.empty()) {
-    auto cpus = sandbox::parse_cpu_list(a.sampling.timing_cpus);
-    if (!cpus) {
-      throw cpus.error();
-    }
-    o.timing_cpus = cpus.value();
-  }
+  apply_timing_cpus(a.sampling.timing_cpus, o);
   o.timing.graph = a.graph;
   o.timing.graph_max_ms = a.graph_max_ms;
   o.perf_scale = a.perf_scale;

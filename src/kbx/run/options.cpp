@@ -40,6 +40,9 @@ Json TimingSettings::to_json() const {
     j["graph"] = true;
     j["graph_max_ms"] = graph_max_ms;
   }
+  if (!fast_cpus) {  // likewise: the worker's default is on
+    j["fast_cpus"] = false;
+  }
   return j;
 }
 
@@ -64,6 +67,9 @@ Json RunOptions::identity() const {
   }
   if (!timing_cpus.empty()) {  // timed on other CPUs: a resume keeps the same ones
     j["timing_cpus"] = timing_cpus;
+  }
+  if (!timing.fast_cpus) {  // timed wherever the system put the process: likewise
+    j["fast_cpus"] = false;
   }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;

@@ -48,8 +48,8 @@ std::vector<int> allowed_cpus() {
 Result<std::vector<int>> parse_cpu_list(const std::string& text) {
   auto bad = [&](const std::string& why) {
     return Error(ErrorKind::usage,
-                 "--timing-cpus '{}': {}; give CPU numbers and ranges like 0-3,8 (this process "
-                 "may run on {})",
+                 "--timing-cpus '{}': {}; give 'fast', 'any', or CPU numbers and ranges like 0-3,8 "
+                 "(this process may run on {})",
                  text, why, fmt::join(allowed_cpus(), ","));
   };
   std::vector<int> out;

@@ -1,7 +1,8 @@
-// CPU affinity for timed processes: `--timing-cpus` pins the process being timed to a fixed set of
-// CPUs for the length of its time request, so that every candidate and reference is timed on the
-// same CPUs (session 31 on an H200: calls that block the host ran 1.2-1.5x slower in some
-// processes than in others, steadily for the whole process).
+// CPU affinity for timed processes: `--timing-cpus LIST` pins the process being timed to a fixed
+// set of CPUs for the length of its time request (the worker then runs on the fastest of them,
+// python/kbx_worker/host_cpus.py). Session 32 found the slow spells of calls that include host
+// work follow the CPU and the moment, not the process; the worker's own choice of the fastest CPUs
+// (`--timing-cpus fast`, the default) is what answers them, a fixed list only narrows it.
 #pragma once
 
 #include <sched.h>

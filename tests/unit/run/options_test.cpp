@@ -84,6 +84,22 @@ TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   EXPECT_EQ(sent, plain);
 }
 
+TEST(TimingSettings, FastCpusAreTheWorkersDefaultSoOnlyAnyIsSent) {
+  TimingSettings on;
+  EXPECT_TRUE(on.fast_cpus);
+  EXPECT_FALSE(on.to_json().contains("fast_cpus"));
+  TimingSettings any;
+  any.fast_cpus = false;
+  Json sent = any.to_json();
+  EXPECT_EQ(sent["fast_cpus"], false);
+  sent.erase("fast_cpus");
+  EXPECT_EQ(sent, on.to_json());
+  RunOptions o;
+  EXPECT_FALSE(o.identity().contains("fast_cpus"));
+  o.timing.fast_cpus = false;  // `--timing-cpus any`: a resume keeps it
+  EXPECT_EQ(o.identity()["fast_cpus"], false);
+}
+
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
   ScopedTempDir dir;
   suite::Suite suite;
