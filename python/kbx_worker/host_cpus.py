@@ -30,6 +30,9 @@ FAST_WITHIN = 1.15        # a CPU this close to the fastest one joins the set th
 RECHECK_SLOWER = 1.3      # a canary this much slower than the fastest measures the CPUs again
 MAX_PROBES = 8            # measurements of every CPU in one request, the first included
 MAX_CPUS = 256            # CPUs measured at most (about 0.15 ms each)
+MIN_CPUS = 4              # the set never narrows below this many (nor below 2x torch's threads,
+                          # at most 8): threads pinned to few CPUs cannot leave one that another
+                          # process starts to use, and a 2-thread LAPACK call's barriers then wait
 
 _perf_counter = time.perf_counter
 
@@ -71,10 +74,10 @@ class FastCpus:
 
     `min_cpus`: the set holds at least this many CPUs (the fastest ones), so that a process with
     helper threads (torch's intra-op threads, which eig's LAPACK share uses) does not crowd onto
-    one. Figures for the timing result: `canary_us` (the fastest CPU's at the last measurement),
+    few. Figures for the timing result: `canary_us` (the fastest CPU's at the last measurement),
     `cpus` (how many the process was pinned to), `probes` (measurements of every CPU)."""
 
-    def __init__(self, min_cpus: int = 2, canary: Callable[[], float] = canary_us,
+    def __init__(self, min_cpus: int = MIN_CPUS, canary: Callable[[], float] = canary_us,
                  affinity: Affinity | None = None):
         self.min_cpus = max(1, min_cpus)
         self.canary = canary

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable
@@ -144,7 +145,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
     faulted = False
     begin = _perf_counter()
     timed = device == "cuda" and bool(workloads)
-    host = host_cpus.FastCpus(min_cpus=min(max(2, _num_threads()), 4)) \
+    host = host_cpus.FastCpus(min_cpus=min(max(host_cpus.MIN_CPUS, 2 * _num_threads()), 8)) \
         if timed and settings.fast_cpus else None
     with inventory.paused(recorder if device == "cuda" else None, _synchronize), \
             host or contextlib.nullcontext():
@@ -169,6 +170,11 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
         results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up, CPUs chosen
         if host is not None and host.figures():
             results[0]["host_cpus"] = host.figures()
+            # Also in the worker's log (kbx keeps the logs, not the figure): which CPUs a slow
+            # request ran on is the first question about it.
+            print(f"time request: {len(workloads)} workloads on {host.cpus} fast CPUs of "
+                  f"{len(host.allowed)} ({host.probes} measurements, fastest canary "
+                  f"{host.best_us:.1f} us)", file=sys.stderr, flush=True)
     if recorder is not None and device == "cuda" and not faulted:
         for i, (w, result) in enumerate(zip(workloads, results)):
             if result["status"] != "ok":

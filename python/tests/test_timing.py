@@ -706,6 +706,7 @@ class _RecordingCpus:
 
     def __init__(self, min_cpus):
         self.min_cpus, self.log = min_cpus, ["enter"]
+        self.cpus, self.allowed, self.probes, self.best_us = 3, [0, 1, 2, 3], 1, 40.0
         _RecordingCpus.made.append(self)
 
     def __enter__(self):
@@ -718,11 +719,11 @@ class _RecordingCpus:
         self.log.append("check")
 
     def figures(self):
-        return {"canary_us": 40.0, "cpus": 3, "probes": 1}
+        return {"canary_us": self.best_us, "cpus": self.cpus, "probes": self.probes}
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, fast):
+def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, capsys, fast):
     _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
     _RecordingCpus.made = []
     monkeypatch.setattr(timing.host_cpus, "FastCpus", _RecordingCpus)
@@ -734,9 +735,10 @@ def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, f
         assert not _RecordingCpus.made and "host_cpus" not in results[0]
         return
     [cpus] = _RecordingCpus.made
-    assert 2 <= cpus.min_cpus <= 4
+    assert 4 <= cpus.min_cpus <= 8
     assert cpus.log == ["enter", "check", "check", "exit"]  # before each workload but the first
     assert results[0]["host_cpus"] == {"canary_us": 40.0, "cpus": 3, "probes": 1}
+    assert "3 workloads on 3 fast CPUs of 4" in capsys.readouterr().err  # the worker's log
 
 
 def test_fast_cpus_is_on_unless_asked_and_must_be_a_boolean():
