@@ -4,11 +4,11 @@
 # 1. tune/host_pair.py (about 35 s): several fresh processes in turn on the same CPUs, rounds
 #    apart; session 32 found the slow spells follow the CPU and the moment, not the process;
 # 2. the 22 noisiest tasks of session 31 (tune/h200_call_l.sh's), two runs each with
-#    `--timing-cpus any` (as before session 32) and `--timing-cpus fast` (the worker runs each time
+#    `--timing-cpus any` (the default) and `--timing-cpus fast` (the worker runs each time
 #    request on the fastest CPUs, python/kbx_worker/host_cpus.py), and each fast run's worker-log
 #    lines saying which CPUs each request got (fast-cpus-runN.txt);
 # 3. tune/h200_call_k.sh (the 176 references timed twice with a shared reference cache, then the
-#    draws to DEADLINE_S) with the default (fast) CPUs.
+#    draws to DEADLINE_S) with the default CPUs (any), comparable with session 32's.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus host-pair.txt, repeat22-*.txt.
 #   env: SKIP_22=1, and tune/h200_call_k.sh's (RUNS, DEADLINE_S, SEED_OFFSET, ...)
 set -u

@@ -4,12 +4,14 @@ On the cloud hosts kbx is measured on, a CPU's speed comes and goes. Session 32'
 tune/host_pair.py (an H100 host, 16 CPUs, one NUMA node) ran six fresh processes in turn on the same
 CPUs, six rounds: on CPU 11 every process ran a pure-Python loop 1.9x slower, masked_select's host
 part 1.4x and a launch with its synchronisation 1.5x, in three rounds of the six, and at full speed
-in the others. The slow level follows the CPU and the moment (it lasts seconds), never the process.
+in the others. The slow level follows the CPU and the moment (spells of tens of milliseconds to
+seconds), never the process.
 A call whose time includes host work (a solve checking its info, masked_select sizing its output,
 eig's LAPACK share) is timed at whatever level its CPU happens to be at, so the same reference read
 0.8x or 1.3x of itself between two processes.
 
-So a time request first measures each CPU it may run on with a short pure-Python loop (the canary,
+So a time request with `fast_cpus` (`kbx eval --timing-cpus fast`; off by default until a run
+shows it helps) first measures each CPU it may run on with a short pure-Python loop (the canary,
 about 0.1 ms each), pins every thread of the process to the CPUs within FAST_WITHIN of the fastest,
 checks the canary again before each workload and measures again when it has slowed past
 RECHECK_SLOWER, and gives every thread its own affinity back at the end. Nothing here judges: a

@@ -741,8 +741,8 @@ def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, c
     assert "3 workloads on 3 fast CPUs of 4" in capsys.readouterr().err  # the worker's log
 
 
-def test_fast_cpus_is_on_unless_asked_and_must_be_a_boolean():
-    assert timing.Settings.from_request({}).fast_cpus is True
-    assert timing.Settings.from_request({"fast_cpus": False}).fast_cpus is False
+def test_fast_cpus_is_off_unless_asked_and_must_be_a_boolean():
+    assert timing.Settings.from_request({}).fast_cpus is False
+    assert timing.Settings.from_request({"fast_cpus": True}).fast_cpus is True
     with pytest.raises(WorkerError):
-        timing.Settings.from_request({"fast_cpus": 0})
+        timing.Settings.from_request({"fast_cpus": 1})

@@ -203,7 +203,7 @@ struct SamplingArgs {
   double warmup_ms = run::TimingSettings{}.warmup_ms;
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
-  std::string timing_cpus = "fast";  ///< --timing-cpus fast|any|LIST
+  std::string timing_cpus = "any";  ///< --timing-cpus any|fast|LIST
 
   void apply(run::TimingSettings& t) const {
     t.ci_target = ci_target;
@@ -240,9 +240,8 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
                   "Where each process being timed (candidate or reference worker) runs while it "
-                  "is timed: 'fast' measures the CPUs it may use and runs on the fastest; a list "
-                  "like 0-3 pins it to those and, among them, the fastest; 'any' leaves it where "
-                  "the system puts it")
+                  "is timed: 'any' where the system puts it; 'fast' measures the CPUs it may use "
+                  "and runs on the fastest; a list like 0-3 pins it to those")
       ->capture_default_str();
 }
 
@@ -364,15 +363,15 @@ fs::path worker_path() {
   return kbx_home() / "python";
 }
 
-/// `--timing-cpus fast|any|LIST` into the options: 'fast' (the default) is the worker's choice of
-/// the fastest CPUs; 'any' turns it off; a list pins the timed process there (the worker still
-/// picks the fastest among them). A bad list throws the usage error parse_cpu_list() gives.
+/// `--timing-cpus any|fast|LIST` into the options: 'any' (the default) leaves the timed process
+/// where the system puts it; 'fast' is the worker's choice of the fastest CPUs; a list pins the
+/// timed process there. A bad list throws the usage error parse_cpu_list() gives.
 void apply_timing_cpus(const std::string& value, run::RunOptions& o) {
-  if (value == "fast") {
+  if (value == "any") {
     return;
   }
-  if (value == "any") {
-    o.timing.fast_cpus = false;
+  if (value == "fast") {
+    o.timing.fast_cpus = true;
     return;
   }
   auto cpus = sandbox::parse_cpu_list(value);

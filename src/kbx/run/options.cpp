@@ -40,8 +40,8 @@ Json TimingSettings::to_json() const {
     j["graph"] = true;
     j["graph_max_ms"] = graph_max_ms;
   }
-  if (!fast_cpus) {  // likewise: the worker's default is on
-    j["fast_cpus"] = false;
+  if (fast_cpus) {  // likewise
+    j["fast_cpus"] = true;
   }
   return j;
 }
@@ -68,8 +68,8 @@ Json RunOptions::identity() const {
   if (!timing_cpus.empty()) {  // timed on other CPUs: a resume keeps the same ones
     j["timing_cpus"] = timing_cpus;
   }
-  if (!timing.fast_cpus) {  // timed wherever the system put the process: likewise
-    j["fast_cpus"] = false;
+  if (timing.fast_cpus) {  // timed on the fastest CPUs: a resume keeps it
+    j["fast_cpus"] = true;
   }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;

@@ -38,9 +38,10 @@ struct TimingSettings {
   /// timed, reported beside eager and never mixed into it.
   bool graph = false;
   double graph_max_ms = 0.05;
-  /// The process being timed measures its CPUs and runs on the fastest while it is timed (the
-  /// worker's host_cpus.FastCpus; docs/metrics.md "Host CPUs"); false: `--timing-cpus any`.
-  bool fast_cpus = true;
+  /// `--timing-cpus fast`: the process being timed measures its CPUs and runs on the fastest while
+  /// it is timed (the worker's host_cpus.FastCpus; docs/metrics.md "Host CPUs"). Off by default
+  /// until measured to help.
+  bool fast_cpus = false;
 
   /// The `settings` object of a time request. Fields that are off (do_bench, graph) are left out,
   /// so the timing cache's keys, which hash it, stay as they were before those fields existed.

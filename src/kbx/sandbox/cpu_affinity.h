@@ -1,8 +1,8 @@
 // CPU affinity for timed processes: `--timing-cpus LIST` pins the process being timed to a fixed
-// set of CPUs for the length of its time request (the worker then runs on the fastest of them,
-// python/kbx_worker/host_cpus.py). Session 32 found the slow spells of calls that include host
-// work follow the CPU and the moment, not the process; the worker's own choice of the fastest CPUs
-// (`--timing-cpus fast`, the default) is what answers them, a fixed list only narrows it.
+// set of CPUs for the length of its time request. Session 32 found the slow spells of calls that
+// include host work follow the CPU and the moment, not the process, and a fixed list of four CPUs
+// no steadier than none; `--timing-cpus fast` (python/kbx_worker/host_cpus.py) has the worker
+// choose the fastest CPUs at the time instead.
 #pragma once
 
 #include <sched.h>

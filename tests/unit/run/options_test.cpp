@@ -84,20 +84,20 @@ TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   EXPECT_EQ(sent, plain);
 }
 
-TEST(TimingSettings, FastCpusAreTheWorkersDefaultSoOnlyAnyIsSent) {
-  TimingSettings on;
-  EXPECT_TRUE(on.fast_cpus);
-  EXPECT_FALSE(on.to_json().contains("fast_cpus"));
+TEST(TimingSettings, FastCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   TimingSettings any;
-  any.fast_cpus = false;
-  Json sent = any.to_json();
-  EXPECT_EQ(sent["fast_cpus"], false);
+  EXPECT_FALSE(any.fast_cpus);
+  EXPECT_FALSE(any.to_json().contains("fast_cpus"));
+  TimingSettings fast;
+  fast.fast_cpus = true;
+  Json sent = fast.to_json();
+  EXPECT_EQ(sent["fast_cpus"], true);
   sent.erase("fast_cpus");
-  EXPECT_EQ(sent, on.to_json());
+  EXPECT_EQ(sent, any.to_json());
   RunOptions o;
   EXPECT_FALSE(o.identity().contains("fast_cpus"));
-  o.timing.fast_cpus = false;  // `--timing-cpus any`: a resume keeps it
-  EXPECT_EQ(o.identity()["fast_cpus"], false);
+  o.timing.fast_cpus = true;  // `--timing-cpus fast`: a resume keeps it
+  EXPECT_EQ(o.identity()["fast_cpus"], true);
 }
 
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
