@@ -5,8 +5,9 @@
 #    apart; session 32 found the slow spells follow the CPU and the moment, not the process;
 # 2. the 22 noisiest tasks of session 31 (tune/h200_call_l.sh's), two runs each with
 #    `--timing-cpus any` (the default) and `--timing-cpus fast` (the worker runs each time
-#    request on the fastest CPUs, python/kbx_worker/host_cpus.py), and each fast run's worker-log
-#    lines saying which CPUs each request got (fast-cpus-runN.txt);
+#    request on the fastest CPUs, python/kbx_worker/host_cpus.py), and every run's worker-log
+#    lines of its time requests (requests22-MODE-runN.txt: the task, each workload's GPU clock
+#    and median, the CPUs when fast);
 # 3. tune/h200_call_k.sh (the 176 references timed twice with a shared reference cache, then the
 #    draws to DEADLINE_S) with the default CPUs (any), comparable with session 32's.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus host-pair.txt, repeat22-*.txt.
@@ -26,9 +27,12 @@ if [ -z "${SKIP_22:-}" ]; then
       tools/h200_repeat.sh 2 "$tasks" >/tmp/k/repeat22-$mode.txt 2>&1
     echo "== 22 tasks, --timing-cpus $mode"; tail -n 25 /tmp/k/repeat22-$mode.txt
   done
-  for i in 1 2; do
-    grep -h "time request:" /tmp/kbx-n-fast/run$i/work/logs/* >/tmp/k/fast-cpus-run$i.txt 2>/dev/null
+  for mode in any fast; do
+    for i in 1 2; do  # each time request's task, GPU clock per workload, medians (and CPUs)
+      grep -h "time request:" /tmp/kbx-n-$mode/run$i/work/logs/* >/tmp/k/requests22-$mode-run$i.txt 2>/dev/null
+    done
   done
-  echo "fast CPUs per request (run 1):"; sort /tmp/k/fast-cpus-run1.txt | uniq -c | sort -rn | head -5
+  echo "fast CPUs per request (run 1):"
+  grep -o "[0-9]* fast CPUs of [0-9]*" /tmp/k/requests22-fast-run1.txt | sort | uniq -c | sort -rn | head -5
 fi
 TIMING_FIRST=1 TIMING_ARGS="--warmup-ms 2 --ci-budget-ms 40" tune/h200_call_k.sh

@@ -731,14 +731,18 @@ def test_workloads_are_timed_on_the_fast_cpus_unless_asked_not_to(monkeypatch, c
     results, faulted = timing.time_workloads(None, None, "cuda", workloads,
                                              _settings(fast_cpus=fast), None)
     assert not faulted and all(r["status"] == "ok" for r in results)
+    log = capsys.readouterr().err  # the worker's log: one line a request
+    assert ": 3 workloads, GPU clock MHz [" in log and "median ms [0.01, 0.01, 0.01]" in log
+    assert all("gpu_mhz" in r for r in results)
     if not fast:
         assert not _RecordingCpus.made and "host_cpus" not in results[0]
+        assert "fast CPUs" not in log
         return
     [cpus] = _RecordingCpus.made
     assert 4 <= cpus.min_cpus <= 8
     assert cpus.log == ["enter", "check", "check", "exit"]  # before each workload but the first
     assert results[0]["host_cpus"] == {"canary_us": 40.0, "cpus": 3, "probes": 1}
-    assert "3 workloads on 3 fast CPUs of 4" in capsys.readouterr().err  # the worker's log
+    assert "3 fast CPUs of 4 (1 measurements, fastest canary 40.0 us)" in log
 
 
 def test_fast_cpus_is_off_unless_asked_and_must_be_a_boolean():
@@ -746,3 +750,32 @@ def test_fast_cpus_is_off_unless_asked_and_must_be_a_boolean():
     assert timing.Settings.from_request({"fast_cpus": True}).fast_cpus is True
     with pytest.raises(WorkerError):
         timing.Settings.from_request({"fast_cpus": 1})
+
+
+def test_the_gpu_clock_is_read_from_a_sleep_of_known_cycles(monkeypatch):
+    mhz = {"now": 1980.0}
+
+    class _Event:
+        def __init__(self, **_):
+            self.t = 0.0
+
+    clock = [0.0]  # GPU time in ms
+
+    def sleep(cycles):
+        clock[0] += cycles / (mhz["now"] * 1e3)
+
+    def record(event):
+        event.t = clock[0]
+
+    monkeypatch.setattr(timing, "_Event", _Event)
+    monkeypatch.setattr(timing, "_record", record)
+    monkeypatch.setattr(timing, "_sleep", sleep)
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: b.t - a.t)
+    assert timing.gpu_clock_mhz() == pytest.approx(1980.0)
+    mhz["now"] = 1755.0  # a request timed at a lower clock says so
+    assert timing.gpu_clock_mhz() == pytest.approx(1755.0)
+    monkeypatch.setattr(timing, "_elapsed_time", lambda a, b: float("nan"))
+    assert timing.gpu_clock_mhz() is None
+    monkeypatch.setattr(timing, "_sleep", None)
+    assert timing.gpu_clock_mhz() is None
