@@ -20,12 +20,16 @@ import json
 
 def candidates(trace_path: str) -> list[dict]:
     events = json.load(open(trace_path))["traceEvents"]
+    # The GPU's exclusive lane by its name (the first lane need not be it: the pool's worker
+    # starts have lanes of their own since session 32).
+    lanes = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    gpu = {t for t, name in lanes.items() if name.startswith("exclusive")} or {1}
     exclusive = {e["name"]: e["dur"] / 1e6 for e in events
-                 if e.get("ph") == "X" and e.get("tid") == 1 and e["name"].endswith(".py")
+                 if e.get("ph") == "X" and e.get("tid") in gpu and e["name"].endswith(".py")
                  and e.get("args", {}).get("side") != "reference"}
     stages: dict[str, dict] = collections.defaultdict(lambda: collections.defaultdict(float))
     order: list[str] = []
-    for e in sorted((e for e in events if e.get("ph") == "X" and e.get("tid") != 1
+    for e in sorted((e for e in events if e.get("ph") == "X" and e.get("tid") not in gpu
                      and e.get("cat") == "stage"), key=lambda e: e["ts"]):
         task = e["args"]["task"]
         if task not in stages:

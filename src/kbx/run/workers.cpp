@@ -69,6 +69,7 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
   pc.starters_per_gpu = std::max(4, cores / (2 * static_cast<int>(options_.gpus.size())));
   pc.log_dir = work / "logs";
   pc.sandbox = sandbox_config();
+  pc.trace = options_.trace;
   pool_ = std::make_unique<sandbox::WorkerPool>(*zygote_, pc);
   references_ = std::make_unique<ReferenceService>(*pool_, options_,
                                                    zygote_->env().value("torch", "unknown"),

@@ -92,8 +92,17 @@ void WorkerPool::starter_loop(int gpu) {
     std::string failure;
     std::unique_ptr<Worker> worker;
     {
+      auto queued = Trace::Clock::now();
       SharedGpuHold hold(*gpu_locks_.at(gpu));
+      auto began = Trace::Clock::now();
       worker = fork_and_wait("candidate", gpu, failure);
+      if (config_.trace != nullptr) {  // the shared hold a waiting timing run sits behind
+        config_.trace->span(
+            "worker start", "pool", began, Trace::Clock::now(),
+            Json{{"gpu", gpu},
+                 {"queued_ms", std::chrono::duration<double, std::milli>(began - queued).count()},
+                 {"ok", worker != nullptr}});
+      }
     }
     lock.lock();
     --lane.starting;

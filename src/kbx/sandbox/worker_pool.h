@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "kbx/common/trace.h"
 #include "kbx/sandbox/gpu_lock.h"
 #include "kbx/sandbox/zygote.h"
 
@@ -30,6 +31,9 @@ struct PoolConfig {
   /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,
   /// sandbox_uid_base + a counter, when the object asks for one ("uid": true).
   Json sandbox;
+  /// `kbx eval --trace`: each candidate worker's start under its shared GPU hold is a "worker
+  /// start" span on its starter's lane (a timing run waits for it); null: none.
+  Trace* trace = nullptr;
 };
 
 /// The first uid of candidate workers when kbx runs as root.
