@@ -463,6 +463,7 @@ struct Evaluation {
         auto waiting = Clock::now();
         sandbox::SharedGpuHold hold(ctx.gpu_lock);
         rec.time_queue_ms += ms_since(waiting);
+        TraceScope span(ctx.options.trace, "canonical forms", "stage", Json{{"task", task.key}});
         part = ctx.references.canonicalize(task, suite::slice(subset, begin, end),
                                            suite::slice(outputs, begin, end));
       }
