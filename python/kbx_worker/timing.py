@@ -364,12 +364,7 @@ def spin_up(buffer, ms: float) -> None:
         if _sleep is None:
             _synchronize()
             continue
-        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-        _record(start)
-        _sleep(SPIN_UP_CYCLES)
-        _record(end)
-        _synchronize()
-        reading = float(_elapsed_time(start, end))
+        reading = _timed_sleep_ms(SPIN_UP_CYCLES)
         readings.append(reading if reading > 0 else math.nan)
         last = readings[-SPIN_UP_READINGS:]
         if (len(last) == SPIN_UP_READINGS and all(math.isfinite(x) for x in last)
@@ -452,15 +447,21 @@ def gpu_clock_mhz() -> float | None:
     can tell a request timed at a lower clock from one timed with other noise."""
     if _sleep is None:
         return None
-    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-    _record(start)
-    _sleep(CLOCK_CYCLES)
-    _record(end)
-    _synchronize()
-    ms = float(_elapsed_time(start, end))
+    ms = _timed_sleep_ms(CLOCK_CYCLES)
     if not (ms > 0) or not math.isfinite(ms):
         return None
     return CLOCK_CYCLES / ms / 1e3
+
+
+def _timed_sleep_ms(cycles: int) -> float:
+    """The events' time (ms) for a sleep kernel of `cycles` GPU cycles, synchronised: the clock's
+    reading in spin_up() and gpu_clock_mhz()."""
+    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    _record(start)
+    _sleep(cycles)
+    _record(end)
+    _synchronize()
+    return float(_elapsed_time(start, end))
 
 
 def _flush_gpu_ms(flush_buffer) -> float:
