@@ -62,6 +62,7 @@ after_run() {  # R I: run I's repeatability (runs 1..I), trace summary, profile 
   python3 tools/repeatability.py "${dirs[@]}" >/tmp/k/repeatability.txt 2>&1
   # each time request's task, GPU clock and median per workload (the worker logs; since 1978d6c)
   grep -h "time request:" $R/run$i/work/logs/* >/tmp/k/requests$i.txt 2>/dev/null
+  python3 tune/request_clocks.py /tmp/k/requests*.txt >/tmp/k/request-clocks.txt 2>&1
   python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
   python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
   xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null

@@ -32,6 +32,10 @@ if [ -z "${SKIP_22:-}" ]; then
       grep -h "time request:" /tmp/kbx-n-$mode/run$i/work/logs/* >/tmp/k/requests22-$mode-run$i.txt 2>/dev/null
     done
   done
+  for mode in any fast; do  # are the tiny workloads' offsets the GPU clock?
+    python3 tune/request_clocks.py /tmp/k/requests22-$mode-run*.txt >/tmp/k/request-clocks22-$mode.txt 2>&1
+    tail -n 1 /tmp/k/request-clocks22-$mode.txt
+  done
   echo "fast CPUs per request (run 1):"
   grep -o "[0-9]* fast CPUs of [0-9]*" /tmp/k/requests22-fast-run1.txt | sort | uniq -c | sort -rn | head -5
 fi

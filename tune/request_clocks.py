@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Are a request's tiny-workload offsets its GPU clock? (issue 7's per-workload figure)
+
+Session 32 found a candidate's workloads under 0.02 ms sit 3.5% (median over tasks) off the
+reference's, all of a request's the same way, while each median's own 95% interval is under 1%.
+Since c50b871 each time request writes one line to its worker's log:
+    time request: SRC: N workloads, GPU clock MHz [...], median ms [...][; CPUs]
+(SRC the entry's file: the task key for a candidate, .../<Category>/<name>/reference.py for the
+reference). This pairs each candidate request with the reference request of its task and prints,
+per task, the mean log ratio (candidate/reference) of the tiny workloads' medians and of the GPU
+clocks at them, then how much of the first the second explains (across tasks: correlation, and
+the offsets left after dividing out the clock ratio).
+
+usage: tune/request_clocks.py LINES.txt... (grep -h "time request:" RUN/work/logs/* > LINES.txt;
+       the reference lines may come from another run's logs, as with a reference timing cache)
+       [--tiny-ms 0.02]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import math
+import pathlib
+import re
+import statistics
+
+LINE = re.compile(r"time request: (?P<src>.*?): (?P<n>\d+) workloads, GPU clock MHz (?P<mhz>\[.*?\]), "
+                  r"median ms (?P<med>\[.*?\])")
+
+
+def task_of(src: str) -> tuple[str, str]:
+    """(task key, side) from a request's source file."""
+    p = pathlib.PurePosixPath(src)
+    if p.name == "reference.py" and len(p.parts) >= 3:
+        return f"{p.parts[-3]}/{p.parts[-2]}.py", "reference"
+    return src, "candidate"
+
+
+def parse(paths: list[str]) -> dict[str, dict[str, list[tuple[list, list]]]]:
+    out: dict[str, dict[str, list]] = {}
+    for path in paths:
+        for line in open(path, errors="replace"):
+            m = LINE.search(line)
+            if not m:
+                continue
+            key, side = task_of(m["src"])
+            mhz = ast.literal_eval(m["mhz"])
+            med = ast.literal_eval(m["med"])
+            out.setdefault(key, {}).setdefault(side, []).append((mhz, med))
+    return out
+
+
+def pearson(xs: list[float], ys: list[float]) -> float:
+    if len(xs) < 3:
+        return math.nan
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sx = math.sqrt(sum((x - mx) ** 2 for x in xs))
+    sy = math.sqrt(sum((y - my) ** 2 for y in ys))
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / (sx * sy) if sx and sy else math.nan
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("lines", nargs="+")
+    ap.add_argument("--tiny-ms", type=float, default=0.02)
+    a = ap.parse_args()
+    rows = []
+    for key, sides in sorted(parse(a.lines).items()):
+        if "candidate" not in sides or "reference" not in sides:
+            continue
+        ref_mhz, ref_med = sides["reference"][0]
+        for cand_mhz, cand_med in sides["candidate"]:
+            pairs = [(math.log(cm / rm), math.log(cc / rc))
+                     for cm, rm, cc, rc in zip(cand_med, ref_med, cand_mhz, ref_mhz)
+                     if cm and rm and cc and rc and rm < a.tiny_ms]
+            if pairs:
+                rows.append((key, statistics.mean(p[0] for p in pairs),
+                             statistics.mean(p[1] for p in pairs), len(pairs)))
+    if not rows:
+        print("no task has both a candidate and a reference request with tiny workloads")
+        return
+    print(f"{'task':<50} {'tiny':>5} {'median offset':>14} {'clock offset':>13}")
+    for key, off, clk, n in sorted(rows, key=lambda r: -abs(r[1]))[:25]:
+        print(f"{key:<50} {n:>5} {100 * off:>13.2f}% {100 * clk:>12.2f}%")
+    offs = [r[1] for r in rows]
+    clks = [r[2] for r in rows]
+    # A kernel bound by its clock takes time in inverse proportion to it: offset + clock ~ 0.
+    left = [o + c for o, c in zip(offs, clks)]
+    print(f"\n{len(rows)} candidate requests: |offset| median {100 * statistics.median(map(abs, offs)):.2f}%, "
+          f"|clock offset| median {100 * statistics.median(map(abs, clks)):.2f}%, "
+          f"correlation {pearson(offs, clks):.2f} (-1: the clock explains it), "
+          f"|offset| left after the clock median {100 * statistics.median(map(abs, left)):.2f}%")
+
+
+if __name__ == "__main__":
+    main()
