@@ -32,9 +32,11 @@ if [ -z "${SKIP_22:-}" ]; then
       grep -h "time request:" /tmp/kbx-n-$mode/run$i/work/logs/* >/tmp/k/requests22-$mode-run$i.txt 2>/dev/null
     done
   done
-  for mode in any fast; do  # are the tiny workloads' offsets the GPU clock?
-    python3 tune/request_clocks.py /tmp/k/requests22-$mode-run*.txt >/tmp/k/request-clocks22-$mode.txt 2>&1
-    tail -n 1 /tmp/k/request-clocks22-$mode.txt
+  for mode in any fast; do  # are the tiny workloads' offsets the GPU clock? (each run its own)
+    for i in 1 2; do
+      python3 tune/request_clocks.py /tmp/k/requests22-$mode-run$i.txt >/tmp/k/request-clocks22-$mode-run$i.txt 2>&1
+      tail -n 1 /tmp/k/request-clocks22-$mode-run$i.txt
+    done
   done
   echo "fast CPUs per request (run 1):"
   grep -o "[0-9]* fast CPUs of [0-9]*" /tmp/k/requests22-fast-run1.txt | sort | uniq -c | sort -rn | head -5
