@@ -779,3 +779,19 @@ def test_the_gpu_clock_is_read_from_a_sleep_of_known_cycles(monkeypatch):
     assert timing.gpu_clock_mhz() is None
     monkeypatch.setattr(timing, "_sleep", None)
     assert timing.gpu_clock_mhz() is None
+
+
+def test_a_broken_stderr_does_not_fail_the_request(monkeypatch):
+    _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
+
+    class _Broken:
+        def write(self, _):
+            raise OSError("closed by the submission")
+
+        def flush(self):
+            raise OSError("closed by the submission")
+
+    monkeypatch.setattr(timing.sys, "stderr", _Broken())
+    results, faulted = timing.time_workloads(None, None, "cuda", [{"index": 0, "seed": 1}],
+                                             _settings(), None)
+    assert not faulted and results[0]["status"] == "ok"
