@@ -424,15 +424,10 @@ def _gpu_cycles_per_ms() -> float | None:
     if _sleep is None:
         return None
     if not _cycles_per_ms:
-        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
         _synchronize()
         begin = _perf_counter()
-        _record(start)
-        _sleep(2_000_000)
-        _record(end)
-        _synchronize()
+        ms = _timed_sleep_ms(2_000_000)
         host_ms = (_perf_counter() - begin) * 1e3
-        ms = float(_elapsed_time(start, end))
         if not (ms > 0.5 * host_ms):  # events that disagree with the host's clock (NaN included)
             ms = host_ms
         # A GPU clock between 0.2 and 4 GHz, whatever the events said: a submission that replaced
@@ -458,7 +453,7 @@ def gpu_clock_mhz() -> float | None:
 
 def _timed_sleep_ms(cycles: int) -> float:
     """The events' time (ms) for a sleep kernel of `cycles` GPU cycles, synchronised: the clock's
-    reading in spin_up() and gpu_clock_mhz()."""
+    reading in spin_up(), _gpu_cycles_per_ms() and gpu_clock_mhz()."""
     start, end = _Event(enable_timing=True), _Event(enable_timing=True)
     _record(start)
     _sleep(cycles)

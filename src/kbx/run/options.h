@@ -43,8 +43,9 @@ struct TimingSettings {
   /// until measured to help.
   bool fast_cpus = false;
 
-  /// The `settings` object of a time request. Fields that are off (do_bench, graph) are left out,
-  /// so the timing cache's keys, which hash it, stay as they were before those fields existed.
+  /// The `settings` object of a time request. Fields that are off (do_bench, graph, fast_cpus) are
+  /// left out, so the timing cache's keys, which hash it, stay as they were before those fields
+  /// existed.
   [[nodiscard]] Json to_json() const;
 };
 
