@@ -16,6 +16,13 @@ about 0.1 ms each), pins every thread of the process to the CPUs within FAST_WIT
 checks the canary again before each workload and measures again when it has slowed past
 RECHECK_SLOWER, and gives every thread its own affinity back at the end. Nothing here judges: a
 process whose CPUs cannot be read or set is timed where it runs.
+
+A time request with `spread_cpus` (`--timing-cpus spread`) instead moves the timing thread to the
+next of its CPUs before each sample of a call whose samples include host work (SpreadCpus): the
+samples of one workload then come from many CPUs, and their median from the CPUs at full speed as
+long as fewer than half of them are in a slow spell at once (session 32: one to three of 16),
+where a thread that stays on one CPU reads the speed that CPU happens to have for the whole
+workload.
 """
 
 from __future__ import annotations
@@ -162,3 +169,54 @@ class FastCpus:
         if not self.probes:
             return {}
         return {"canary_us": round(self.best_us, 2), "cpus": self.cpus, "probes": self.probes}
+
+
+class SpreadCpus:
+    """`with SpreadCpus() as spread:` for a time request; `spread.step()` before each sample moves
+    the calling thread to the next of the CPUs it started with (round robin, carried over from one
+    workload to the next), `spread.settle()` after a workload's samples gives it its whole set
+    back, and so does the exit. Only the timing thread moves: torch's helper threads stay where the
+    system puts them. Figures: `cpus` (how many it cycles over), `moves`."""
+
+    def __init__(self, affinity: Affinity | None = None):
+        self.affinity = affinity or Affinity()
+        self.saved: set[int] = set()
+        self.allowed: list[int] = []
+        self.next_index = 0
+        self.moves = 0
+        self.moved = False  # away from the saved set since the last settle
+
+    def __enter__(self) -> "SpreadCpus":
+        try:
+            self.saved = self.affinity.get(self.affinity.me())
+            self.allowed = sorted(self.saved)[:MAX_CPUS]
+        except OSError:  # CPUs that cannot be read: the thread is timed where it runs
+            self.allowed = []
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.settle()
+
+    def step(self) -> None:
+        if len(self.allowed) < 2:
+            return
+        cpu = self.allowed[self.next_index % len(self.allowed)]
+        self.next_index += 1
+        try:
+            self.affinity.set(self.affinity.me(), {cpu})
+        except OSError:  # a CPU taken away meanwhile: stay
+            return
+        self.moves += 1
+        self.moved = True
+
+    def settle(self) -> None:
+        if not self.moved:
+            return
+        try:
+            self.affinity.set(self.affinity.me(), self.saved)
+        except OSError:
+            pass
+        self.moved = False
+
+    def figures(self) -> dict:
+        return {"cpus": len(self.allowed), "moves": self.moves} if self.moves else {}

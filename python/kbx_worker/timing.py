@@ -92,6 +92,11 @@ class Settings:
     # `kbx eval --timing-cpus fast`); off: wherever the system puts it. Off by default until a run
     # shows it steadies the calls that include host work (session 32: not on six of them).
     fast_cpus: bool = False
+    # Each sample of a call that includes host work (no head start: it blocks the host, its launch
+    # outlasts any head start, or head starts are off) runs on the next of the process's CPUs
+    # (host_cpus.SpreadCpus; `kbx eval --timing-cpus spread`): the median then comes from many CPUs,
+    # not from whichever one the thread sat on. Off by default until a run shows it steadies them.
+    spread_cpus: bool = False
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -141,15 +146,18 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
 
     With settings.fast_cpus, the process runs on the fastest of its CPUs while its workloads are
     timed (host_cpus.FastCpus, measured again before a workload when its CPU has slowed): a call
-    that includes host work is otherwise timed at whatever speed its CPU has at the moment."""
+    that includes host work is otherwise timed at whatever speed its CPU has at the moment.
+    With settings.spread_cpus, each sample of such a call runs on the next of the process's CPUs
+    (host_cpus.SpreadCpus) instead."""
     results: list[dict] = []
     faulted = False
     begin = _perf_counter()
     timed = device == "cuda" and bool(workloads)
     host = host_cpus.FastCpus(min_cpus=min(max(host_cpus.MIN_CPUS, 2 * _num_threads()), 8)) \
         if timed and settings.fast_cpus else None
+    spread = host_cpus.SpreadCpus() if timed and settings.spread_cpus else None
     with inventory.paused(recorder if device == "cuda" else None, _synchronize), \
-            host or contextlib.nullcontext():
+            host or contextlib.nullcontext(), spread or contextlib.nullcontext():
         if timed:
             spin_up(flush_buffer, settings.spin_up_ms)
             _cycles_per_ms.clear()  # calibrated again at the clocks of this request
@@ -165,7 +173,7 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
             else:
                 if host is not None and w is not workloads[0]:
                     host.check()  # this CPU may have slowed since the last workload
-                result, faulted = _time_one(entry, builders, w, settings, flush_buffer)
+                result, faulted = _time_one(entry, builders, w, settings, flush_buffer, spread)
                 if result["status"] == "ok" and not faulted:
                     mhz = gpu_clock_mhz()  # right after its samples and brackets
                     if mhz is not None:
@@ -175,6 +183,8 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
         results[0]["phase_ms"]["setup"] = setup_ms  # CUPTI detached, the GPU spun up, CPUs chosen
         if host is not None and host.figures():
             results[0]["host_cpus"] = host.figures()
+        if spread is not None and spread.figures():
+            results[0]["spread_cpus"] = spread.figures()
     if timed:
         # Also in the worker's log (kbx keeps the logs, not these figures): the GPU clock and the
         # CPUs a request ran at are the first questions about a request that read slow.
@@ -186,6 +196,8 @@ def time_workloads(entry: Callable, builders: Any, device: str, workloads: list[
                    for r in results]
         cpus = (f"; {host.cpus} fast CPUs of {len(host.allowed)} ({host.probes} measurements, "
                 f"fastest canary {host.best_us:.1f} us)" if host is not None and host.probes else "")
+        if spread is not None and spread.moves:
+            cpus += f"; samples spread over {len(spread.allowed)} CPUs ({spread.moves} moves)"
         try:  # a submission may have replaced sys.stderr: the line is informative only
             print(f"time request: {source}: {len(workloads)} workloads, GPU clock MHz {clocks}, "
                   f"median ms {medians}{cpus}", file=sys.stderr, flush=True)
@@ -235,7 +247,7 @@ def _failed(workload: dict, e: BaseException) -> dict:
 
 
 def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings,
-              flush_buffer) -> tuple[dict, bool]:
+              flush_buffer, spread: Any = None) -> tuple[dict, bool]:
     """The workload's result, and whether a GPU fault killed the CUDA context on the way (in the
     eager timing, or in the graph mode's capture or replays, which leave the eager result ok)."""
     try:
@@ -244,7 +256,7 @@ def _time_one(entry: Callable, builders: Any, workload: dict, settings: Settings
         t1 = _perf_counter()
         flush = flush_buffer if settings.flush_l2 else None
         extra: dict = {}
-        samples, warmup_calls = sample(call, settings, flush, extra)
+        samples, warmup_calls = sample(call, settings, flush, extra, spread)
         t2 = _perf_counter()
         # A long call's brackets agree with its events from the first: one a round suffices.
         count = 1 if _median(samples) > LONG_CALL_MS else BRACKET_SAMPLES
@@ -508,10 +520,14 @@ def blocks_host(call: Callable[[], Any], launch_ms: float) -> bool:
 
 
 def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
-           extra: dict | None = None) -> tuple[list[float], int]:
+           extra: dict | None = None, spread: Any = None) -> tuple[list[float], int]:
     """Warms `call` up, then times it with events; returns (samples in ms, warm-up calls), and puts
     the host's median time to enqueue one sample (flush, events and the call) in extra["host_ms"]
     and why sampling stopped in extra["sampling"].
+
+    With `spread` (host_cpus.SpreadCpus), each sample taken without a head start (its time holds
+    the host's share) first moves the thread to the next CPU; the thread gets its CPUs back before
+    this returns.
 
     With `head_start`, each batch of samples is enqueued behind a GPU sleep kernel long enough for
     the host to enqueue the whole batch, so the GPU runs flush, start event, call, end event
@@ -540,7 +556,7 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
                   and HEAD_START_MARGIN * best_launch_ms > HEAD_START_MAX_MS)
     warmup_ms = (_perf_counter() - begin) * 1e3
     batches = _Batches(settings, best_ms, best_launch_ms, flush_buffer,
-                       head_start=not (blocking or host_bound))
+                       head_start=not (blocking or host_bound), spread=spread)
     if not probed:
         # A call that waits for the GPU after launching most of its work (a domain check's
         # .item(), then the kernels: the wait is short against the work) is not probed above; the
@@ -583,6 +599,8 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
                 samples = steady(samples, take, unsteady)
             continue
         break
+    if spread is not None:
+        spread.settle()  # the brackets and the next warm-up run wherever the system puts them
     if extra is not None:
         # The median: a stall of the host (a collection, the scheduler) lengthens a few samples'
         # enqueue by milliseconds, and a mean of them said 12-149 ms for calls of 0.2 ms.
@@ -641,10 +659,13 @@ class _Batches:
     lower bound, so the first round errs long) and then is the last round's median plus the flush.
     If the GPU has begun any sample of a batch by the time the host has enqueued it, the GPU may
     have waited for the host: that sample is taken again (take) and the margin doubles, up to 4x
-    its start."""
+    its start.
+
+    `spread` (host_cpus.SpreadCpus, or None): without a head start, each sample first moves the
+    thread to the next CPU (outside the events: the move is done before the flush is enqueued)."""
 
     def __init__(self, settings: Settings, best_ms: float, best_launch_ms: float, flush_buffer,
-                 head_start: bool = True):
+                 head_start: bool = True, spread: Any = None):
         self.cycles = _gpu_cycles_per_ms() if settings.head_start and head_start else None
         # The first batch's guess (the warm-up's fastest launch, plus the flush and the events);
         # then what the host took per sample.
@@ -659,6 +680,7 @@ class _Batches:
         # where its own probe did not run); found_blocking: it said yes.
         self.probe: Callable[[], bool] | None = None
         self.found_blocking = False
+        self.spread = spread
 
     def head_start_ms(self, size: int) -> float:
         h, g = self.host_per_sample_ms, max(0.0, self.gpu_per_sample_ms)
@@ -717,7 +739,10 @@ class _Batches:
                 gpu_free_ms = (max(gpu_free_ms, now_ms) + head_ms
                                + len(batch) * max(0.0, self.gpu_per_sample_ms))
             begin = _perf_counter()
+            spread = self.spread if self.cycles is None else None
             for i, (start, end) in enumerate(batch):
+                if spread is not None:
+                    spread.step()
                 enqueue = _perf_counter()
                 _flush(flush_buffer, None)
                 _record(start)

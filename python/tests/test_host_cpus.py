@@ -118,3 +118,37 @@ def test_the_real_process_is_restored():
 
 def test_the_canary_times_interpreter_work():
     assert 0 < host_cpus.canary_us() < 1e6
+
+
+def test_spread_moves_the_calling_thread_round_robin_and_gives_its_set_back():
+    host = Host({0: 50.0, 1: 90.0, 2: 52.0, 3: 51.0})
+    host.masks[102] = {1, 2}  # another thread's mask: never touched
+    with host_cpus.SpreadCpus(affinity=host) as spread:
+        seen = []
+        for _ in range(5):
+            spread.step()
+            seen.append(set(host.masks[100]))
+        assert seen == [{0}, {1}, {2}, {3}, {0}]
+        assert host.masks[101] == {0, 1, 2, 3} and host.masks[102] == {1, 2}
+        spread.settle()  # after a workload's samples: the whole set again
+        assert host.masks[100] == {0, 1, 2, 3}
+        spread.step()  # the next workload goes on where the last one stopped
+        assert host.masks[100] == {1}
+        assert spread.figures() == {"cpus": 4, "moves": 6}
+    assert host.masks[100] == {0, 1, 2, 3}
+
+
+def test_spread_leaves_a_single_cpu_alone():
+    host = Host({5: 50.0})
+    with host_cpus.SpreadCpus(affinity=host) as spread:
+        spread.step()
+        assert spread.figures() == {} and host.masks[100] == {5}
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="Linux CPU affinity")
+def test_spread_restores_the_real_thread():
+    before = os.sched_getaffinity(0)
+    with host_cpus.SpreadCpus() as spread:
+        spread.step()
+        assert len(os.sched_getaffinity(0)) == (1 if len(before) > 1 else len(before))
+    assert os.sched_getaffinity(0) == before

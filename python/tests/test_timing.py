@@ -795,3 +795,71 @@ def test_a_broken_stderr_does_not_fail_the_request(monkeypatch):
     results, faulted = timing.time_workloads(None, None, "cuda", [{"index": 0, "seed": 1}],
                                              _settings(), None)
     assert not faulted and results[0]["status"] == "ok"
+
+
+class _CpuHost:
+    """One thread on four CPUs of which CPU 0 is in a slow spell; the thread runs on the lowest CPU
+    of its mask (as a thread the system leaves where it is)."""
+
+    def __init__(self):
+        self.mask = {0, 1, 2, 3}
+
+    def threads(self):
+        return [1]
+
+    def get(self, tid):
+        return set(self.mask)
+
+    def set(self, tid, cpus):
+        self.mask = set(cpus)
+
+    def me(self):
+        return 1
+
+    def host_ms(self, i):
+        return 0.3 if min(self.mask) == 0 else 0.1  # the slow CPU's host share is 3x
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_samples_spread_over_the_cpus_read_the_full_speed(monkeypatch, spread):
+    """A call that blocks the host, timed by a thread sitting on a CPU in a slow spell: every
+    sample reads the slow level unless each runs on the next CPU, when the median is the CPUs'
+    at full speed and the thread gets its CPUs back afterwards."""
+    cpus = _CpuHost()
+    call, _ = _gpu_with_a_queue(monkeypatch, cpus.host_ms, gpu_ms=0.02, blocking=True)
+    monkeypatch.setattr(timing, "blocks_host", lambda call, launch_ms: True)
+    monkeypatch.setattr(timing, "_host_pause", lambda s: None)
+    extra = {}
+    with timing.host_cpus.SpreadCpus(affinity=cpus) as spreader:
+        samples, _ = timing.sample(call, _settings(ci_target=0, budget_ms=5), None, extra,
+                                   spreader if spread else None)
+        assert cpus.mask == {0, 1, 2, 3}  # given back before sample() returns
+    median = timing._median(samples)
+    assert median == pytest.approx(0.12 if spread else 0.32)
+    assert (spreader.moves >= len(samples)) == spread
+
+
+def test_spread_cpus_move_only_samples_that_hold_host_work(monkeypatch, capsys):
+    """A GPU-bound call behind head starts never moves; without head starts each sample does, and
+    the request's first result and log line say how far the samples were spread."""
+    _fake_graphs(monkeypatch, eager_ms=0.01, replay_ms=0.004)
+    cpus = _CpuHost()
+    monkeypatch.setattr(timing.host_cpus, "Affinity", lambda: cpus)
+    workloads = [{"index": i, "seed": i} for i in range(2)]
+    results, _ = timing.time_workloads(None, None, "cuda", workloads,
+                                       _settings(spread_cpus=True), None)
+    assert all(r["status"] == "ok" for r in results) and "spread_cpus" not in results[0]
+    assert "samples spread" not in capsys.readouterr().err
+    results, _ = timing.time_workloads(None, None, "cuda", workloads,
+                                       _settings(spread_cpus=True, head_start=False), None)
+    moves = sum(len(r["samples_ms"]) for r in results)
+    assert results[0]["spread_cpus"] == {"cpus": 4, "moves": moves}
+    assert f"samples spread over 4 CPUs ({moves} moves)" in capsys.readouterr().err
+    assert cpus.mask == {0, 1, 2, 3}
+
+
+def test_spread_cpus_is_off_unless_asked_and_must_be_a_boolean():
+    assert timing.Settings.from_request({}).spread_cpus is False
+    assert timing.Settings.from_request({"spread_cpus": True}).spread_cpus is True
+    with pytest.raises(WorkerError):
+        timing.Settings.from_request({"spread_cpus": "yes"})

@@ -43,6 +43,9 @@ Json TimingSettings::to_json() const {
   if (fast_cpus) {  // likewise
     j["fast_cpus"] = true;
   }
+  if (spread_cpus) {  // likewise
+    j["spread_cpus"] = true;
+  }
   return j;
 }
 
@@ -70,6 +73,9 @@ Json RunOptions::identity() const {
   }
   if (timing.fast_cpus) {  // timed on the fastest CPUs: a resume keeps it
     j["fast_cpus"] = true;
+  }
+  if (timing.spread_cpus) {  // samples spread over the CPUs: a resume keeps it
+    j["spread_cpus"] = true;
   }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;

@@ -42,10 +42,14 @@ struct TimingSettings {
   /// it is timed (the worker's host_cpus.FastCpus; docs/metrics.md "Host CPUs"). Off by default
   /// until measured to help.
   bool fast_cpus = false;
+  /// `--timing-cpus spread`: each sample of a call whose samples include host work runs on the
+  /// next of the process's CPUs (the worker's host_cpus.SpreadCpus; docs/metrics.md "Host CPUs").
+  /// Off by default until measured to help.
+  bool spread_cpus = false;
 
-  /// The `settings` object of a time request. Fields that are off (do_bench, graph, fast_cpus) are
-  /// left out, so the timing cache's keys, which hash it, stay as they were before those fields
-  /// existed.
+  /// The `settings` object of a time request. Fields that are off (do_bench, graph, fast_cpus,
+  /// spread_cpus) are left out, so the timing cache's keys, which hash it, stay as they were
+  /// before those fields existed.
   [[nodiscard]] Json to_json() const;
 };
 

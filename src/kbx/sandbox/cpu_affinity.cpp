@@ -48,7 +48,7 @@ std::vector<int> allowed_cpus() {
 Result<std::vector<int>> parse_cpu_list(const std::string& text) {
   auto bad = [&](const std::string& why) {
     return Error(ErrorKind::usage,
-                 "--timing-cpus '{}': {}; give 'fast', 'any', or CPU numbers and ranges like 0-3,8 "
+                 "--timing-cpus '{}': {}; give 'any', 'fast', 'spread', or CPU numbers and ranges like 0-3,8 "
                  "(this process may run on {})",
                  text, why, fmt::join(allowed_cpus(), ","));
   };

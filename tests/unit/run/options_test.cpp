@@ -100,6 +100,22 @@ TEST(TimingSettings, FastCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   EXPECT_EQ(o.identity()["fast_cpus"], true);
 }
 
+TEST(TimingSettings, SpreadCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
+  TimingSettings any;
+  EXPECT_FALSE(any.spread_cpus);
+  EXPECT_FALSE(any.to_json().contains("spread_cpus"));
+  TimingSettings spread;
+  spread.spread_cpus = true;
+  Json sent = spread.to_json();
+  EXPECT_EQ(sent["spread_cpus"], true);
+  sent.erase("spread_cpus");
+  EXPECT_EQ(sent, any.to_json());
+  RunOptions o;
+  EXPECT_FALSE(o.identity().contains("spread_cpus"));
+  o.timing.spread_cpus = true;  // `--timing-cpus spread`: a resume keeps it
+  EXPECT_EQ(o.identity()["spread_cpus"], true);
+}
+
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
   ScopedTempDir dir;
   suite::Suite suite;
