@@ -203,7 +203,7 @@ struct SamplingArgs {
   double warmup_ms = run::TimingSettings{}.warmup_ms;
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
-  std::string timing_cpus = "any";  ///< --timing-cpus any|fast|spread|LIST
+  std::string timing_cpus = "spread";  ///< --timing-cpus any|fast|spread|LIST
 
   void apply(run::TimingSettings& t) const {
     t.ci_target = ci_target;
@@ -240,9 +240,9 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
                   "Where each process being timed (candidate or reference worker) runs while it "
-                  "is timed: 'any' where the system puts it; 'fast' measures the CPUs it may use "
-                  "and runs on the fastest; 'spread' runs each sample of a call that includes "
-                  "host work on the next of its CPUs; a list like 0-3 pins it to those")
+                  "is timed: 'spread' runs each sample of a call that includes host work on the next "
+                  "of its CPUs; 'any' where the system puts it; 'fast' measures the CPUs it may "
+                  "use and runs on the fastest; a list like 0-3 pins it to those")
       ->capture_default_str();
 }
 
@@ -364,20 +364,17 @@ fs::path worker_path() {
   return kbx_home() / "python";
 }
 
-/// `--timing-cpus any|fast|spread|LIST` into the options: 'any' (the default) leaves the timed
-/// process where the system puts it; 'fast' is the worker's choice of the fastest CPUs; 'spread'
-/// has the worker move to the next CPU before each sample that includes host work; a list pins
-/// the timed process there. A bad list throws the usage error parse_cpu_list() gives.
+/// `--timing-cpus any|fast|spread|LIST` into the options, one of them: 'spread' (the default) has
+/// the worker move to the next CPU before each sample that includes host work; 'any' leaves the
+/// timed process where the system puts it; 'fast' is the worker's choice of the fastest CPUs; a
+/// list pins the timed process there. A bad list throws the usage error parse_cpu_list() gives.
 void apply_timing_cpus(const std::string& value, run::RunOptions& o) {
-  if (value == "any") {
+  o.timing.spread_cpus = value == "spread";
+  if (value == "spread" || value == "any") {
     return;
   }
   if (value == "fast") {
     o.timing.fast_cpus = true;
-    return;
-  }
-  if (value == "spread") {
-    o.timing.spread_cpus = true;
     return;
   }
   auto cpus = sandbox::parse_cpu_list(value);

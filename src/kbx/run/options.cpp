@@ -74,8 +74,8 @@ Json RunOptions::identity() const {
   if (timing.fast_cpus) {  // timed on the fastest CPUs: a resume keeps it
     j["fast_cpus"] = true;
   }
-  if (timing.spread_cpus) {  // samples spread over the CPUs: a resume keeps it
-    j["spread_cpus"] = true;
+  if (timing.spread_cpus && device == "cuda" && perf) {  // samples spread over the CPUs: a
+    j["spread_cpus"] = true;  // resume keeps it (a run that times nothing has no CPUs to spread)
   }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;

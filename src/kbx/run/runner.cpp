@@ -62,9 +62,21 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
   if (have->contains("graph_max_ms") && !want.contains("graph_max_ms")) {
     want["graph_max_ms"] = nullptr;  // without --graph: refused below, a resume keeps graph mode
   }
+  for (const char* key : {"timing_cpus", "fast_cpus", "spread_cpus"}) {
+    if (have->contains(key) && !want.contains(key)) {
+      want[key] = nullptr;  // timed on other CPUs than this command asks: refused below
+    }
+  }
   for (const auto& [key, value] : want.items()) {
     if (key == "rules" && !have->contains(key) && value == "kbx") {
       continue;  // a run made before rule sets existed used kbx's rules
+    }
+    if (key == "spread_cpus" && !have->contains(key)) {
+      throw Error(ErrorKind::usage,
+                  "'{}' holds a run whose samples were timed where the system put each process "
+                  "(kbx before --timing-cpus spread became the default); resume it with "
+                  "--timing-cpus any, or use another -o folder",
+                  options.out_dir.string());
     }
     if (!have->contains(key) || (*have)[key] != value) {
       throw Error(ErrorKind::usage,

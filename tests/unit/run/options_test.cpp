@@ -85,35 +85,74 @@ TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
 }
 
 TEST(TimingSettings, FastCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
-  TimingSettings any;
-  EXPECT_FALSE(any.fast_cpus);
-  EXPECT_FALSE(any.to_json().contains("fast_cpus"));
-  TimingSettings fast;
+  TimingSettings plain;
+  plain.spread_cpus = false;
+  EXPECT_FALSE(plain.fast_cpus);
+  EXPECT_FALSE(plain.to_json().contains("fast_cpus"));
+  TimingSettings fast = plain;
   fast.fast_cpus = true;
   Json sent = fast.to_json();
   EXPECT_EQ(sent["fast_cpus"], true);
   sent.erase("fast_cpus");
-  EXPECT_EQ(sent, any.to_json());
+  EXPECT_EQ(sent, plain.to_json());
   RunOptions o;
+  o.device = "cuda";
   EXPECT_FALSE(o.identity().contains("fast_cpus"));
   o.timing.fast_cpus = true;  // `--timing-cpus fast`: a resume keeps it
   EXPECT_EQ(o.identity()["fast_cpus"], true);
 }
 
-TEST(TimingSettings, SpreadCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
-  TimingSettings any;
-  EXPECT_FALSE(any.spread_cpus);
-  EXPECT_FALSE(any.to_json().contains("spread_cpus"));
+TEST(TimingSettings, SpreadCpusAreTheDefaultAndLeftOutWhenOff) {
   TimingSettings spread;
-  spread.spread_cpus = true;
+  EXPECT_TRUE(spread.spread_cpus);  // session 33: steadier calls that include host work
   Json sent = spread.to_json();
   EXPECT_EQ(sent["spread_cpus"], true);
+  TimingSettings any;
+  any.spread_cpus = false;  // `--timing-cpus any`: the settings (and cache keys) as before
+  EXPECT_FALSE(any.to_json().contains("spread_cpus"));
   sent.erase("spread_cpus");
   EXPECT_EQ(sent, any.to_json());
-  RunOptions o;
+}
+
+TEST(RunOptionsIdentity, HoldsSpreadCpusOnlyWhereSomethingIsTimed) {
+  RunOptions o;  // the CPU: nothing is timed, so an old CPU run still resumes
   EXPECT_FALSE(o.identity().contains("spread_cpus"));
-  o.timing.spread_cpus = true;  // `--timing-cpus spread`: a resume keeps it
+  o.device = "cuda";
   EXPECT_EQ(o.identity()["spread_cpus"], true);
+  o.perf = false;
+  EXPECT_FALSE(o.identity().contains("spread_cpus"));
+  o.perf = true;
+  o.timing.spread_cpus = false;  // `--timing-cpus any`
+  EXPECT_FALSE(o.identity().contains("spread_cpus"));
+}
+
+TEST(CheckIdentity, AResumeKeepsHowSamplesWereSpreadOverTheCpus) {
+  ScopedTempDir dir;
+  suite::Suite suite;
+  RunOptions spread;
+  spread.device = "cuda";
+  spread.out_dir = dir.path();
+  RunOptions any = spread;
+  any.timing.spread_cpus = false;
+  {  // a run timed before spread became the default: the message says how to resume it
+    auto db = store::Database::open(dir.path() / "any.db");
+    check_identity(*db, any, suite);
+    try {
+      check_identity(*db, spread, suite);
+      FAIL() << "a resume with spread samples was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find("--timing-cpus any"), std::string::npos) << e.what();
+    }
+    check_identity(*db, any, suite);
+  }
+  auto db = store::Database::open(dir.path() / "spread.db");
+  check_identity(*db, spread, suite);
+  check_identity(*db, spread, suite);
+  EXPECT_THROW(check_identity(*db, any, suite), Error);  // nor the other way round
+  RunOptions fast = any;
+  fast.timing.fast_cpus = true;
+  EXPECT_THROW(check_identity(*db, fast, suite), Error);
 }
 
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
