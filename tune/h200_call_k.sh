@@ -64,6 +64,7 @@ after_run() {  # R I: run I's repeatability (runs 1..I), trace summary, profile 
   grep -h "time request:" $R/run$i/work/logs/* >/tmp/k/requests$i.txt 2>/dev/null
   python3 tune/request_clocks.py /tmp/k/requests*.txt >/tmp/k/request-clocks.txt 2>&1
   python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
+  python3 tune/trace_gaps.py $R/trace$i.json --min-gap-s 1.0 >/tmp/k/gaps$i.txt 2>&1  # session 33
   python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1
   xz -T4 -c $R/run$i/kbx.db >/tmp/k/run$i.db.xz 2>/dev/null
   xz -T4 -c $R/trace$i.json >/tmp/k/trace$i.json.xz 2>/dev/null
