@@ -93,24 +93,33 @@ def _detach(close_fds: list[int], zygote_pid: int) -> None:
 
 def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int],
           started: float) -> int:
-    """Redirects output, initialises the device, says ready and runs the request loop."""
+    """Redirects output, initialises the device, says ready and runs the request loop. The ready
+    message's `phases_ms` says where the start went (informative: `kbx eval --trace` puts it on
+    the pool's worker-start span): `detach` (from the fork to here), `setup` (the log, the
+    inventory's libraries), `confine`, then init_device's phases."""
     confinement = None
+    phases: dict[str, float] = {"detach": (time.perf_counter() - started) * 1e3}
     try:
+        mark = time.perf_counter()
         redirect_output(config.log_path)
         # The inventory's libraries are mapped while every file is still readable; CUPTI starts
         # after the confinement (which wants one thread) and before CUDA does.
         libraries = inventory.preload() if config.device == "cuda" else None
+        phases["setup"] = (time.perf_counter() - mark) * 1e3
         if config.sandbox is not None:
+            mark = time.perf_counter()
             # Still single-threaded here: namespaces and Landlock cover every thread made later.
             confinement = confine(config.sandbox, config.device)
             if "compile_cache" in confinement and confinement["compile_cache"].startswith("on"):
                 compile_cache.Client(config.sandbox.compile_cache, config.sandbox.inbox).install()
-        state = init_device(config, libraries)
+            phases["confine"] = (time.perf_counter() - mark) * 1e3
+        state = init_device(config, libraries, phases)
     except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
         _say_ready(sock, config, {"error": error_object(e)})
         return 1
     warm_ms = (time.perf_counter() - started) * 1e3
-    fields = {"device": state.description, "warm_ms": round(warm_ms, 3)}
+    fields = {"device": state.description, "warm_ms": round(warm_ms, 3),
+              "phases_ms": {k: round(v, 3) for k, v in phases.items()}}
     if confinement is not None:
         confinement["kernel_inventory"] = state.inventory
         fields["sandbox"] = confinement
@@ -138,10 +147,21 @@ def redirect_output(log_path: str | None) -> None:
     faulthandler.enable(file=sys.stderr)
 
 
-def init_device(config: WorkerConfig, libraries: Any = None) -> DeviceState:
+def init_device(config: WorkerConfig, libraries: Any = None,
+                phases: dict[str, float] | None = None) -> DeviceState:
     """Sets threads and, for CUDA, starts the kernel inventory, then makes the context and the
-    flush buffer (2x the L2 size)."""
+    flush buffer (2x the L2 size). Into `phases` (ms): `cupti` (the inventory's start),
+    `cuda_context`, `flush_buffer` (allocated and zeroed), `triton_driver`."""
     import torch
+
+    phases = {} if phases is None else phases
+    mark = time.perf_counter()
+
+    def phase(name: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        phases[name] = (now - mark) * 1e3
+        mark = now
 
     if config.threads:
         torch.set_num_threads(config.threads)
@@ -154,14 +174,21 @@ def init_device(config: WorkerConfig, libraries: Any = None) -> DeviceState:
         return DeviceState("cpu", env.describe_cpu(torch.get_num_threads()))
     if config.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = str(config.gpu)
+    mark = time.perf_counter()
     recorder, status = inventory.start(libraries)
+    phase("cupti")
     torch.cuda.init()
     torch.cuda.set_device(0)
     l2_bytes = env.l2_cache_bytes(torch.cuda.get_device_properties(0)) or _FALLBACK_L2_BYTES
+    torch.cuda.synchronize()  # the context exists only once something has used it
+    phase("cuda_context")
     flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda")
     flush_buffer.zero_()
+    torch.cuda.synchronize()
+    phase("flush_buffer")
     _warm_triton_driver()
     torch.cuda.synchronize()
+    phase("triton_driver")
     return DeviceState("cuda", env.describe_cuda(config.gpu or 0), flush_buffer, recorder, status)
 
 

@@ -2,6 +2,8 @@
 #include "kbx/sandbox/worker_pool.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "kbx/common/error.h"
 
@@ -11,6 +13,27 @@ namespace {
 constexpr int max_failures_in_a_row = 3;
 
 }  // namespace
+
+Json start_phases(const Json& ready) {
+  // The worker's own names (python/kbx_worker/child.py serve, init_device), in start order.
+  static constexpr std::array<const char*, 7> known{"detach", "setup",        "confine",
+                                                    "cupti",  "cuda_context", "flush_buffer",
+                                                    "triton_driver"};
+  Json out = Json::object();
+  if (!ready.is_object() || !ready.contains("phases_ms") || !ready["phases_ms"].is_object()) {
+    return out;
+  }
+  const Json& phases = ready["phases_ms"];
+  for (const char* name : known) {
+    if (phases.contains(name) && phases[name].is_number()) {
+      double ms = phases[name].get<double>();
+      if (std::isfinite(ms) && ms >= 0) {
+        out[name] = ms;
+      }
+    }
+  }
+  return out;
+}
 
 WorkerPool::WorkerPool(Zygote& zygote, PoolConfig config)
     : zygote_(zygote), config_(std::move(config)) {
@@ -97,11 +120,16 @@ void WorkerPool::starter_loop(int gpu) {
       auto began = Trace::Clock::now();
       worker = fork_and_wait("candidate", gpu, failure);
       if (config_.trace != nullptr) {  // the shared hold a waiting timing run sits behind
-        config_.trace->span(
-            "worker start", "pool", began, Trace::Clock::now(),
-            Json{{"gpu", gpu},
-                 {"queued_ms", std::chrono::duration<double, std::milli>(began - queued).count()},
-                 {"ok", worker != nullptr}});
+        Json args{{"gpu", gpu},
+                  {"queued_ms", std::chrono::duration<double, std::milli>(began - queued).count()},
+                  {"ok", worker != nullptr}};
+        if (worker) {
+          Json phases = start_phases(worker->ready_info());
+          if (!phases.empty()) {
+            args["phases_ms"] = std::move(phases);
+          }
+        }
+        config_.trace->span("worker start", "pool", began, Trace::Clock::now(), std::move(args));
       }
     }
     lock.lock();

@@ -39,6 +39,11 @@ struct PoolConfig {
 /// The first uid of candidate workers when kbx runs as root.
 constexpr int sandbox_uid_base = 2000000;
 
+/// The worker's account of its start from its "ready" header (`phases_ms`: detach, setup, confine,
+/// cupti, cuda_context, flush_buffer, triton_driver), for the trace's worker-start spans: only
+/// those names, each a finite time in ms; {} when there is none. Informative only.
+Json start_phases(const Json& ready);
+
 /// Pre-forks candidate workers from the zygote and hands out ready ones. A worker handed out is
 /// the caller's to use once and destroy. Thread-safe.
 class WorkerPool {
