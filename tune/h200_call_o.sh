@@ -8,6 +8,10 @@
 #    with `--timing-cpus spread`, the default since session 33 (its suite figures were taken with
 #    `any`), each run's trace with the worker starts' own phases (tune/trace_gaps.py: gaps*.txt),
 #    then the draws to DEADLINE_S.
+#    START_HOLD=none times the suite with worker starts that take no GPU hold (`kbx eval
+#    --worker-start-hold none`; tune/lock_sim.py --starters 8 --start-unheld on session 33's
+#    trace: 151.8 s against 197.9 s with held starts, 196.5 s measured): only once step 1 has
+#    shown that a context being created leaves a timing run's samples alone.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus context-interference.txt.
 set -u
 cd "$(dirname "$0")/.."
@@ -16,4 +20,5 @@ mkdir -p /tmp/k build-device
 [ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
 python3 tune/context_interference.py 6 12 >/tmp/k/context-interference.txt 2>&1
 cat /tmp/k/context-interference.txt
-TIMING_FIRST=1 TIMING_ARGS="--warmup-ms 2 --ci-budget-ms 40" tune/h200_call_k.sh
+TIMING_FIRST=1 TIMING_ARGS="--warmup-ms 2 --ci-budget-ms 40 --worker-start-hold ${START_HOLD:-shared}" \
+  tune/h200_call_k.sh

@@ -9,7 +9,11 @@ the measured 217 s (it leaves out the comparisons between stages); cached refere
 a recheck at 0.4x its cost give 160 s; 16 threads 149 s; timing alone is 119 s of it.
 Session 32 (run 2's H100 trace, reference outputs from the cache): 140.7 s replayed against 177.7 s
 measured; --no-ref-hold (cached outputs read without a GPU hold) below.
-usage: tune/lock_sim.py TRACE.json [--jobs 8] [--ref-scale 1] [--recheck-scale 1] [--no-ref-hold]"""
+Session 33 (run 2's H200 trace, 196.5 s measured, 65 s of it in gaps behind bursts of worker
+starts): --starters N models the pool's starts (each under a shared hold, its length by how many
+run at once), --start-unheld starts that take no hold.
+usage: tune/lock_sim.py TRACE.json [--jobs 8] [--ref-scale 1] [--recheck-scale 1] [--no-ref-hold]
+       [--starters N [--start-s S] [--start-unheld]]"""
 
 from __future__ import annotations
 
@@ -40,10 +44,19 @@ def candidates(trace_path: str) -> list[dict]:
              "Q": stages[t]["perf recheck compare"]} for t in order]
 
 
+# Session 33 (an H200, 5-7 starts at once): a worker start's seconds by how many ran beside it
+# (tune/trace_gaps.py); index = starts at once, the last value for more.
+START_S = (1.15, 1.15, 1.43, 1.34, 1.57, 1.95, 2.04, 2.38, 2.42)
+
+
 def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: float = 1.0,
-           ref_hold: bool = True) -> float:
+           ref_hold: bool = True, starters: int = 0, start_s: float | None = None,
+           start_hold: bool = True) -> float:
     """The span of running `subs` in order on `jobs` threads under the GPU lock's rule; without
-    `ref_hold` the reference outputs take no GPU hold (read from the cache)."""
+    `ref_hold` the reference outputs take no GPU hold (read from the cache). With `starters`,
+    each submission first takes a ready worker from a pool that `starters` threads keep at `jobs`
+    ready, each start lasting `start_s` (default START_S at `starters` at once) under a shared
+    hold (without `start_hold`: none)."""
     queue = list(subs)
     plans: list[list] = [[] for _ in range(jobs)]
     current: list = [None] * jobs
@@ -51,6 +64,10 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
     shared: set[int] = set()
     exclusive = None
     now = 0.0
+    start_dur = start_s if start_s is not None else START_S[min(starters, len(START_S) - 1)]
+    ready = jobs if starters else 0  # the pool is full when the candidates begin
+    starting: set[int] = set()  # starter ids (jobs + k) under way
+    needs_worker = [bool(starters)] * jobs
 
     def advance(i: int) -> None:
         if not plans[i]:
@@ -60,6 +77,7 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
             s = queue.pop(0)
             plans[i] = [("S" if ref_hold else "C", s["R"] * ref_scale), ("S", s["C"]), ("E", s["X"]),
                         ("S", s["K"] * recheck_scale), ("C", s["Q"])]
+            needs_worker[i] = bool(starters)
         current[i] = plans[i].pop(0)
 
     for i in range(jobs):
@@ -70,9 +88,25 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
             admitted = False
             waiting_exclusive = any(c is not None and c[0] == "E" and i not in running
                                     for i, c in enumerate(current))
+            for k in range(starters):  # a starter begins when the pool wants one more
+                sid = jobs + k
+                if sid in running or ready + len(starting) >= jobs:
+                    continue
+                if not start_hold or (exclusive is None and not waiting_exclusive):
+                    running[sid] = now + start_dur
+                    starting.add(sid)
+                    if start_hold:
+                        shared.add(sid)
+                    admitted = True
             for i, c in enumerate(current):
                 if c is None or i in running:
                     continue
+                if needs_worker[i]:
+                    if ready == 0:
+                        continue
+                    ready -= 1
+                    needs_worker[i] = False
+                    admitted = True
                 kind, dur = c
                 if kind == "C" or (kind == "S" and exclusive is None and not waiting_exclusive):
                     running[i] = now + dur
@@ -88,6 +122,10 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
         i = min(running, key=running.get)
         now = running.pop(i)
         shared.discard(i)
+        if i in starting:
+            starting.discard(i)
+            ready += 1
+            continue
         exclusive = None if exclusive == i else exclusive
         advance(i)
 
@@ -100,14 +138,23 @@ def main() -> None:
     ap.add_argument("--recheck-scale", type=float, default=1.0)
     ap.add_argument("--no-ref-hold", action="store_true",
                     help="reference outputs without a GPU hold (all read from the cache)")
+    ap.add_argument("--starters", type=int, default=0,
+                    help="model the pool's worker starts with this many starters (0: not modelled)")
+    ap.add_argument("--start-s", type=float, default=None,
+                    help="a start's seconds (default: session 33's by how many run at once)")
+    ap.add_argument("--start-unheld", action="store_true",
+                    help="worker starts without a GPU hold")
     a = ap.parse_args()
     subs = candidates(a.trace)
     total = {k: sum(s[k] for s in subs) for k in "RCXKQ"}
     print(f"{len(subs)} candidates; thread-summed: reference outputs {total['R']:.1f} s, load and "
           f"cases {total['C']:.1f} s, timing {total['X']:.1f} s, recheck {total['K']:.1f} s")
-    span = replay(subs, a.jobs, a.ref_scale, a.recheck_scale, not a.no_ref_hold)
+    span = replay(subs, a.jobs, a.ref_scale, a.recheck_scale, not a.no_ref_hold, a.starters,
+                  a.start_s, not a.start_unheld)
+    starts = (f", {a.starters} starters{' without a hold' if a.start_unheld else ''}"
+              if a.starters else "")
     print(f"replayed span: {span:.1f} s ({a.jobs} threads, reference outputs x{a.ref_scale}"
-          f"{' without a GPU hold' if a.no_ref_hold else ''}, recheck x{a.recheck_scale})")
+          f"{' without a GPU hold' if a.no_ref_hold else ''}, recheck x{a.recheck_scale}{starts})")
 
 
 if __name__ == "__main__":

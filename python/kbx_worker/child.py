@@ -151,7 +151,7 @@ def init_device(config: WorkerConfig, libraries: Any = None,
                 phases: dict[str, float] | None = None) -> DeviceState:
     """Sets threads and, for CUDA, starts the kernel inventory, then makes the context and the
     flush buffer (2x the L2 size). Into `phases` (ms): `cupti` (the inventory's start),
-    `cuda_context`, `flush_buffer` (allocated and zeroed), `triton_driver`."""
+    `cuda_context`, `flush_buffer` (allocated), `triton_driver`."""
     import torch
 
     phases = {} if phases is None else phases
@@ -182,9 +182,9 @@ def init_device(config: WorkerConfig, libraries: Any = None,
     l2_bytes = env.l2_cache_bytes(torch.cuda.get_device_properties(0)) or _FALLBACK_L2_BYTES
     torch.cuda.synchronize()  # the context exists only once something has used it
     phase("cuda_context")
+    # Allocated, not written: a start runs no kernel of its own (kbx eval --worker-start-hold
+    # none), and every time request's spin-up zeroes the buffer before its first sample.
     flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda")
-    flush_buffer.zero_()
-    torch.cuda.synchronize()
     phase("flush_buffer")
     _warm_triton_driver()
     torch.cuda.synchronize()

@@ -269,6 +269,7 @@ struct EvalArgs {
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
+  std::string worker_start_hold = "shared";
   std::string baseline = "eager";  ///< --baseline eager|compile|eager,compile
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
@@ -406,6 +407,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.rules = a.rules;
   o.labels = parse_labels(a);
   o.reference_timing = a.reference_timing;
+  o.worker_start_hold = a.worker_start_hold == "shared";
   auto baselines = run::parse_baselines(a.baseline);
   if (!baselines) {
     throw baselines.error();
@@ -1421,6 +1423,13 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"session", "adjacent", "interleaved", "cached"}))
       ->capture_default_str();
   add_sampling_options(eval_cmd, e.sampling);
+  eval_cmd
+      ->add_option("--worker-start-hold", e.worker_start_hold,
+                   "shared: each candidate worker's start holds the GPU lock shared, so no timing "
+                   "run overlaps a CUDA context being created; none: starts take no hold (they "
+                   "run no kernel; measured in docs/perf.md before it may become the default)")
+      ->check(CLI::IsMember({"shared", "none"}))
+      ->capture_default_str();
   eval_cmd
       ->add_option("--trace", e.trace,
                    "Write the run's timeline to FILE (Chrome trace-event JSON, for "

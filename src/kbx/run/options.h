@@ -81,6 +81,13 @@ struct RunOptions {
   /// Trusted reference workers per GPU for case outputs and canonical forms (0: the default rule,
   /// ReferenceService::max_output_workers). Not part of the identity.
   int reference_workers = 0;
+  /// `kbx eval --worker-start-hold shared|none`: whether each candidate worker's start holds the
+  /// GPU lock shared (the default), so a timing run never overlaps another process creating its
+  /// CUDA context, or takes no hold (a start runs no kernel of its own: the flush buffer is
+  /// zeroed by the first time request's spin-up). Session 33: the suite's gaps between timing
+  /// holds were bursts of starts (tune/trace_gaps.py); whether a context being created disturbs
+  /// a timing run is tune/context_interference.py's question. Not part of the identity.
+  bool worker_start_hold = true;
   /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
   /// the default (kbx-compile-cache in the temporary folder), "off" for none.
   std::filesystem::path compile_cache;

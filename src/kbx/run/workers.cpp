@@ -62,6 +62,7 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
   pc.spares_per_gpu = std::max(1, (options_.jobs + static_cast<int>(options_.gpus.size()) - 1) /
                                       static_cast<int>(options_.gpus.size()));
   pc.threads = options_.threads_per_worker;
+  pc.start_hold = options_.worker_start_hold;
   // Every evaluation takes a fresh worker, so worker starts bound evaluations per second; CUDA's
   // initialisation contends across processes, so more starters than half the cores do not help
   // (docs/perf.md, kbx serve).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "kbx/common/error.h"
 
@@ -116,7 +117,10 @@ void WorkerPool::starter_loop(int gpu) {
     std::unique_ptr<Worker> worker;
     {
       auto queued = Trace::Clock::now();
-      SharedGpuHold hold(*gpu_locks_.at(gpu));
+      std::optional<SharedGpuHold> hold;
+      if (config_.start_hold) {
+        hold.emplace(*gpu_locks_.at(gpu));
+      }
       auto began = Trace::Clock::now();
       worker = fork_and_wait("candidate", gpu, failure);
       if (config_.trace != nullptr) {  // the shared hold a waiting timing run sits behind
