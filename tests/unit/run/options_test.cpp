@@ -41,6 +41,18 @@ TEST(RunOptionsIdentity, HoldsTheBaselinesOnlyWhenCompileIsAmongThem) {
   EXPECT_TRUE(o.compile_baseline());
 }
 
+// check_identity refuses `options` on `db` with a usage error whose message holds `needle`.
+void expect_refused(store::Database& db, const RunOptions& options, const suite::Suite& suite,
+                    const std::string& needle) {
+  try {
+    check_identity(db, options, suite);
+    FAIL() << "a resume with other options was accepted (expected one naming " << needle << ")";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropTheCompileBaseline) {
   ScopedTempDir dir;
   suite::Suite suite;
@@ -57,13 +69,7 @@ TEST(CheckIdentity, AResumeMayNeitherAddNorDropTheCompileBaseline) {
   auto db = store::Database::open(dir.path() / "both.db");
   check_identity(*db, both, suite);
   check_identity(*db, both, suite);
-  try {
-    check_identity(*db, eager, suite);
-    FAIL() << "a resume without the compile baseline was accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_NE(std::string(e.what()).find("baselines"), std::string::npos) << e.what();
-  }
+  expect_refused(*db, eager, suite, "baselines");  // a resume without the compile baseline
 }
 
 TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
@@ -137,13 +143,7 @@ TEST(CheckIdentity, AResumeKeepsHowSamplesWereSpreadOverTheCpus) {
   {  // a run timed before spread became the default: the message says how to resume it
     auto db = store::Database::open(dir.path() / "any.db");
     check_identity(*db, any, suite);
-    try {
-      check_identity(*db, spread, suite);
-      FAIL() << "a resume with spread samples was accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::usage);
-      EXPECT_NE(std::string(e.what()).find("--timing-cpus any"), std::string::npos) << e.what();
-    }
+    expect_refused(*db, spread, suite, "--timing-cpus any");
     check_identity(*db, any, suite);
   }
   auto db = store::Database::open(dir.path() / "spread.db");
