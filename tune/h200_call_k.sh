@@ -63,6 +63,8 @@ after_run() {  # R I: run I's repeatability (runs 1..I), trace summary, profile 
   # each time request's task, GPU clock and median per workload (the worker logs; since 1978d6c)
   grep -h "time request:" $R/run$i/work/logs/* >/tmp/k/requests$i.txt 2>/dev/null
   python3 tune/request_clocks.py /tmp/k/requests*.txt >/tmp/k/request-clocks.txt 2>&1
+  # the same from the traces, candidates included (session 33: their logs are deleted)
+  python3 tune/request_clocks.py $R/trace1.json $R/trace$i.json >/tmp/k/trace-clocks$i.txt 2>&1
   python3 tools/trace_summary.py $R/trace$i.json >/tmp/k/trace$i.txt 2>&1
   python3 tune/trace_gaps.py $R/trace$i.json --min-gap-s 1.0 >/tmp/k/gaps$i.txt 2>&1  # session 33
   python3 tune/timing_profile.py $R/trace$i.json $R/run$i/kbx.db >/tmp/k/profile$i.txt 2>&1

@@ -11,9 +11,14 @@ per task, the mean log ratio (candidate/reference) of the tiny workloads' median
 clocks at them, then how much of the first the second explains (across tasks: correlation, and
 the offsets left after dividing out the clock ratio).
 
-usage: tune/request_clocks.py LINES.txt... (grep -h "time request:" RUN/work/logs/* > LINES.txt;
-       the reference lines may come from another run's logs, as with a reference timing cache)
-       [--tiny-ms 0.02]
+A candidate worker's log is deleted with its evaluation (session 33 found only references' lines),
+so since session 33 the same figures also come from `kbx eval --trace` files: each workload's
+span carries `median_ms` and `gpu_mhz`, inside its request's span ("candidate timing" with the
+task in its args; a reference pass's span is named after the task, `side: reference`).
+
+usage: tune/request_clocks.py FILE... [--tiny-ms 0.02]
+       FILE: a trace (*.json; run 1's holds the references' requests when run 2 read them from
+       the cache) or worker-log lines (grep -h "time request:" RUN/work/logs/* > LINES.txt)
 """
 
 from __future__ import annotations
@@ -37,9 +42,41 @@ def task_of(src: str) -> tuple[str, str]:
     return src, "candidate"
 
 
+def parse_trace(path: str, out: dict) -> None:
+    """Adds each time request of a `kbx eval --trace` file: its workloads' clocks and medians."""
+    import json
+
+    with open(path) as f:
+        data = json.load(f)
+    events = [e for e in (data["traceEvents"] if isinstance(data, dict) else data)
+              if e.get("ph") == "X"]
+    workloads: dict = {}
+    for e in events:
+        if e.get("cat") == "workload":
+            workloads.setdefault(e["tid"], []).append(e)
+    for e in events:
+        args = e.get("args", {})
+        if e["name"] == "candidate timing" and "task" in args:
+            key, side = args["task"], "candidate"
+        elif args.get("side") == "reference" and e["name"].endswith(".py"):
+            key, side = e["name"], "reference"
+        else:
+            continue
+        end = e["ts"] + e["dur"]
+        inside = sorted((w for w in workloads.get(e["tid"], []) if e["ts"] <= w["ts"] <= end),
+                        key=lambda w: int(w["name"].split()[-1]))
+        mhz = [w["args"].get("gpu_mhz") for w in inside]
+        med = [w["args"].get("median_ms") for w in inside]
+        if inside:
+            out.setdefault(key, {}).setdefault(side, []).append((mhz, med))
+
+
 def parse(paths: list[str]) -> dict[str, dict[str, list[tuple[list, list]]]]:
     out: dict[str, dict[str, list]] = {}
     for path in paths:
+        if path.endswith(".json"):
+            parse_trace(path, out)
+            continue
         for line in open(path, errors="replace"):
             m = LINE.search(line)
             if not m:

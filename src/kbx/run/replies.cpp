@@ -266,6 +266,12 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
             }
           }
         }
+        if (r.contains("gpu_mhz") && r.at("gpu_mhz").is_number()) {
+          double mhz = r.at("gpu_mhz").get<double>();
+          if (std::isfinite(mhz) && mhz > 0 && mhz < 100000) {
+            t.gpu_mhz = mhz;
+          }
+        }
         if (r.contains("do_bench_ms")) {
           double ms = r.at("do_bench_ms").get<double>();
           if (!std::isfinite(ms) || ms <= 0) {

@@ -54,8 +54,17 @@ void trace_time_request(Trace* trace, const std::string& lane, const std::string
       continue;
     }
     auto workload_begin = at;
+    Json workload_args{{"samples", t.samples_ms.size()}, {"warmup_calls", t.warmup_calls}};
+    if (!t.samples_ms.empty()) {  // the worker's clock and median, per workload, for both sides
+      std::vector<double> sorted = t.samples_ms;
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      workload_args["median_ms"] = sorted[sorted.size() / 2];
+    }
+    if (t.gpu_mhz) {
+      workload_args["gpu_mhz"] = *t.gpu_mhz;
+    }
     put(fmt::format("workload {}", t.workload), "workload", at, advance(total),
-        Json{{"samples", t.samples_ms.size()}, {"warmup_calls", t.warmup_calls}});
+        std::move(workload_args));
     for (const auto& [phase, ms] : t.phase_ms) {
       if (phase != "setup" && phase != "inventory") {
         put(phase, "phase", at, advance(ms), Json::object());

@@ -109,6 +109,10 @@ struct TimingRecord {
   std::string method_note{};
   /// Not stored: triton.testing.do_bench's median for the same call (`kbx doctor --timing`).
   std::optional<double> do_bench_ms{};
+  /// Not stored, informative only: the GPU's SM clock read right after the workload's samples
+  /// (`gpu_mhz`), on the workload's `kbx eval --trace` span beside its median; a value that is
+  /// not a plausible clock is dropped, never an error.
+  std::optional<double> gpu_mhz{};
   /// Not stored, informative only (the worker's own account, drawn by `kbx eval --trace`): where
   /// the time request's wall time went for this workload, in order ("setup", "inputs", "warmup",
   /// "samples", "brackets", "inventory"), in ms.

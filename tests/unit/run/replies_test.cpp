@@ -212,6 +212,21 @@ TEST(DecodeTimings, PhasesAreReadInOrderAndMustBeTimes) {
                   "at most 8");
 }
 
+TEST(DecodeTimings, TheGpuClockIsKeptWhenPlausibleAndNeverAnError) {
+  auto with = [](Json mhz) {
+    return decode_timings(timings_reply(Json::array(
+        {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"gpu_mhz", std::move(mhz)}}})));
+  };
+  auto r = with(1980.0);
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].gpu_mhz, 1980.0);
+  for (const Json& odd : {Json(-5.0), Json(0.0), Json(1e9), Json("fast"), Json(nullptr)}) {
+    auto o = with(odd);  // informative: a forged or broken clock is dropped, the timing stands
+    ASSERT_TRUE(o.ok()) << odd.dump() << ": " << o.error().what();
+    EXPECT_FALSE((*o)[0].gpu_mhz.has_value()) << odd.dump();
+  }
+}
+
 TEST(DecodeTimings, HostTimeIsReadAndMustBeANonNegativeNumber) {
   auto r = decode_timings(timings_reply(Json::array(
       {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5}}, {"host_ms", 0.08}}})));

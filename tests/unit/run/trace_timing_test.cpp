@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace kbx::run {
 namespace {
 
@@ -46,6 +49,28 @@ TEST(TraceTimeRequest, LaysPhasesEndToEndWithTheInventoryLast) {
     EXPECT_NEAR(std::get<1>(spans[i]), std::get<1>(want[i]), 1e-3) << i;
     EXPECT_NEAR(std::get<2>(spans[i]), std::get<2>(want[i]), 1e-3) << i;
   }
+}
+
+TEST(TraceTimeRequest, EachWorkloadSpanCarriesItsMedianAndTheGpuClock) {
+  auto origin = Clock::now();
+  Trace trace(origin);
+  auto clocked = timed(0, {{"samples", 10}});
+  clocked.samples_ms = {0.3, 0.1, 0.2, 0.5};
+  clocked.gpu_mhz = 1755.5;
+  std::vector<store::TimingRecord> timings{clocked, timed(1, {{"samples", 4}})};
+  trace_time_request(&trace, "", "candidate timing", Json{{"task", "T"}}, origin,
+                     origin + milliseconds(40), timings);
+  std::map<std::string, Json> args;
+  Json j = trace.to_json();  // kept: a range over a temporary's member would dangle
+  for (const Json& e : j.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("name").get<std::string>().rfind("workload", 0) == 0) {
+      args[e.at("name").get<std::string>()] = e.at("args");
+    }
+  }
+  EXPECT_EQ(args["workload 0"]["median_ms"], 0.3);  // the upper median, as the worker's
+  EXPECT_EQ(args["workload 0"]["gpu_mhz"], 1755.5);
+  EXPECT_EQ(args["workload 1"]["median_ms"], 0.1);
+  EXPECT_FALSE(args["workload 1"].contains("gpu_mhz"));
 }
 
 TEST(TraceTimeRequest, PhasesNeverRunPastTheRequestAndNothingWithoutATrace) {
