@@ -62,21 +62,25 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
   if (have->contains("graph_max_ms") && !want.contains("graph_max_ms")) {
     want["graph_max_ms"] = nullptr;  // without --graph: refused below, a resume keeps graph mode
   }
+  bool timed_anywhere = true;  // the run chose no CPUs: `--timing-cpus any`, or kbx before it
   for (const char* key : {"timing_cpus", "fast_cpus", "spread_cpus"}) {
-    if (have->contains(key) && !want.contains(key)) {
-      want[key] = nullptr;  // timed on other CPUs than this command asks: refused below
+    if (have->contains(key)) {
+      timed_anywhere = false;
+      if (!want.contains(key)) {
+        want[key] = nullptr;  // timed on other CPUs than this command asks: refused below
+      }
     }
+  }
+  if (timed_anywhere && want.contains("spread_cpus")) {
+    throw Error(ErrorKind::usage,
+                "'{}' holds a run whose samples were timed where the system put each process "
+                "(kbx before --timing-cpus spread became the default); resume it with "
+                "--timing-cpus any, or use another -o folder",
+                options.out_dir.string());
   }
   for (const auto& [key, value] : want.items()) {
     if (key == "rules" && !have->contains(key) && value == "kbx") {
       continue;  // a run made before rule sets existed used kbx's rules
-    }
-    if (key == "spread_cpus" && !have->contains(key)) {
-      throw Error(ErrorKind::usage,
-                  "'{}' holds a run whose samples were timed where the system put each process "
-                  "(kbx before --timing-cpus spread became the default); resume it with "
-                  "--timing-cpus any, or use another -o folder",
-                  options.out_dir.string());
     }
     if (!have->contains(key) || (*have)[key] != value) {
       throw Error(ErrorKind::usage,

@@ -153,6 +153,14 @@ TEST(CheckIdentity, AResumeKeepsHowSamplesWereSpreadOverTheCpus) {
   RunOptions fast = any;
   fast.timing.fast_cpus = true;
   EXPECT_THROW(check_identity(*db, fast, suite), Error);
+  // A run pinned to a CPU list, resumed with the default: refused with the general message (repeat
+  // the original options), not the hint for runs timed anywhere (`--timing-cpus any` would not
+  // resume it).
+  RunOptions pinned = any;
+  pinned.timing_cpus = {0};
+  auto pinned_db = store::Database::open(dir.path() / "pinned.db");
+  check_identity(*pinned_db, pinned, suite);
+  expect_refused(*pinned_db, spread, suite, "repeat the original options");
 }
 
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
