@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import math
 import pathlib
 import re
@@ -44,8 +45,6 @@ def task_of(src: str) -> tuple[str, str]:
 
 def parse_trace(path: str, out: dict) -> None:
     """Adds each time request of a `kbx eval --trace` file: its workloads' clocks and medians."""
-    import json
-
     with open(path) as f:
         data = json.load(f)
     events = [e for e in (data["traceEvents"] if isinstance(data, dict) else data)

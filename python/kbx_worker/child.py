@@ -155,7 +155,6 @@ def init_device(config: WorkerConfig, libraries: Any = None,
     import torch
 
     phases = {} if phases is None else phases
-    mark = time.perf_counter()
 
     def phase(name: str) -> None:
         nonlocal mark

@@ -95,7 +95,8 @@ class Settings:
     # Each sample of a call that includes host work (no head start: it blocks the host, its launch
     # outlasts any head start, or head starts are off) runs on the next of the process's CPUs
     # (host_cpus.SpreadCpus; `kbx eval --timing-cpus spread`): the median then comes from many CPUs,
-    # not from whichever one the thread sat on. Off by default until a run shows it steadies them.
+    # not from whichever one the thread sat on. Off when absent, as every setting here; kbx sends
+    # it on by default since session 33 (steadier on an H200, docs/metrics.md "Host CPUs").
     spread_cpus: bool = False
 
     @classmethod

@@ -240,9 +240,9 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
                   "Where each process being timed (candidate or reference worker) runs while it "
-                  "is timed: 'spread' runs each sample of a call that includes host work on the next "
-                  "of its CPUs; 'any' where the system puts it; 'fast' measures the CPUs it may "
-                  "use and runs on the fastest; a list like 0-3 pins it to those")
+                  "is timed: 'spread' runs each sample of a call that includes host work on the "
+                  "next of its CPUs; 'any' where the system puts it; 'fast' measures the CPUs it "
+                  "may use and runs on the fastest; a list like 0-3 pins it to those")
       ->capture_default_str();
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kbx/stats/summary.h"
+
 namespace kbx::run {
 
 void trace_time_request(Trace* trace, const std::string& lane, const std::string& name,
@@ -55,10 +57,8 @@ void trace_time_request(Trace* trace, const std::string& lane, const std::string
     }
     auto workload_begin = at;
     Json workload_args{{"samples", t.samples_ms.size()}, {"warmup_calls", t.warmup_calls}};
-    if (!t.samples_ms.empty()) {  // the worker's clock and median, per workload, for both sides
-      std::vector<double> sorted = t.samples_ms;
-      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-      workload_args["median_ms"] = sorted[sorted.size() / 2];
+    if (!t.samples_ms.empty()) {  // the median and clock per workload, for both sides
+      workload_args["median_ms"] = stats::summarize(t.samples_ms).median;
     }
     if (t.gpu_mhz) {
       workload_args["gpu_mhz"] = *t.gpu_mhz;
