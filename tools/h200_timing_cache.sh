@@ -7,6 +7,7 @@
 #   env: RESULTS (/tmp/kbx-timing-cache), RUNS (2: run 1 fills the cache, the later ones read it;
 #        each run has fresh Triton and compile caches, only the reference timings carry over),
 #        EVAL_ARGS (more kbx eval flags; @RUN@ becomes the run's number, e.g. "--trace T@RUN@.json"),
+#        RUN_ARGS_<I> (more flags for run I only, e.g. RUN_ARGS_3="--worker-start-hold none"),
 #        AFTER_RUN (a shell command run after each run, @RUN@ likewise: a caller's summaries of the
 #        runs so far, ready before the next run starts)
 set -uo pipefail
@@ -23,10 +24,11 @@ eval_args="${EVAL_ARGS:-}"
 for ((i = 1; i <= runs; i++)); do
   # Only the reference timings persist between runs: candidates compile cold every time.
   rm -rf "$results/triton"
+  run_args_var="RUN_ARGS_$i"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086 # EVAL_ARGS is a list of flags
   "$kbx" eval "$results/refs.jsonl" -o "$results/run$i" --device cuda --no-require-triton \
-    --reference-timing cached --compile-cache "$results/compile$i" ${eval_args//@RUN@/$i} >"$results/run$i.log" 2>&1
+    --reference-timing cached --compile-cache "$results/compile$i" ${eval_args//@RUN@/$i} ${!run_args_var:-} >"$results/run$i.log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   echo "run $i: exit $rc, $(grep -c ' ok ' "$results/run$i.log") ok, wall $("$py" -c "print(round($t1 - $t0, 1))") s;" \
