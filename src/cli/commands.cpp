@@ -260,6 +260,7 @@ struct EvalArgs {
   bool no_require_triton = false;
   bool no_perf = false;
   bool no_sandbox = false;
+  bool fail_fast = false;
   std::uint64_t seed = 0;
   std::string rules = "kbx";
   int timeout_s = 0;
@@ -403,6 +404,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.require_triton = !a.no_require_triton;
   o.perf = !a.no_perf;
   o.sandbox = !a.no_sandbox;
+  o.fail_fast = a.fail_fast;
   o.seed = a.seed;
   o.rules = a.rules;
   o.labels = parse_labels(a);
@@ -1409,6 +1411,10 @@ int run_cli(int argc, char** argv) {
   eval_cmd->add_flag("--no-perf", e.no_perf, "Skip the perf stage");
   eval_cmd->add_flag("--no-sandbox", e.no_sandbox,
                      "Run candidates unconfined (debugging only; the run records it)");
+  eval_cmd->add_flag("--fail-fast", e.fail_fast,
+                     "Stop each submission's cases at the first that fails (the rest recorded "
+                     "not_run): the same pass/fail, sooner where many kernels fail; the outcome "
+                     "names that case's failure");
   eval_cmd->add_option("--seed", e.seed, "Base seed for test inputs")->capture_default_str();
   eval_cmd->add_option("--method", e.method, "Label: the generation method (e.g. one-shot, reflexion)");
   eval_cmd->add_option("--model", e.model, "Label: the model that wrote the submissions");

@@ -3,7 +3,11 @@
 
 usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
                 [--dir FOLDER] [--only GLOB ...] [--suite DIR] [--jobs N] [--seed N]
-                [--cache-dir DIR] [GLOB ...]
+                [--cache-dir DIR] [--all-cases] [GLOB ...]
+
+kbx runs with --fail-fast (a kernel's cases stop at the first that fails: the same ok or not ok,
+and a wrong kernel's remaining cases, a quarter of the CPU run's time, are not run); --all-cases
+runs every case of every kernel.
 
 --dir runs another folder laid out the same way (<Category>/<stem>[__variant].py), such as
 solutions/; GLOBs (or --only GLOB ...) relative to it pick a subset (e.g. 'Fusion/*' or
@@ -53,6 +57,7 @@ def main() -> int:
     ap.add_argument("--jobs", help="passed to kbx as --jobs")
     ap.add_argument("--seed", help="passed to kbx as --seed (base seed of the test inputs)")
     ap.add_argument("--cache-dir")
+    ap.add_argument("--all-cases", action="store_true", help="run every case (no --fail-fast)")
     ap.add_argument("globs", nargs="*", help="kernel files to run, relative to --dir (default: */*.py)")
     args = ap.parse_args()
     root = pathlib.Path(args.dir).resolve()
@@ -77,6 +82,8 @@ def main() -> int:
     cmd = [args.kbx, "eval", str(work / "kernels.jsonl"), "-o", str(work / "run"), "--device",
            args.device, "--python", args.python, "--cache-dir", args.cache_dir or str(work / "cache"),
            "--rules", args.rules]
+    if not args.all_cases:
+        cmd += ["--fail-fast"]
     if args.suite:
         cmd += ["--suite", args.suite]
     if args.jobs:

@@ -259,7 +259,11 @@ struct Evaluation {
 
   /// Runs `calls` (a batch of the task's resolved calls) in the candidate; false once the
   /// evaluation is decided (no reply, tampering, an error reply, a malformed one).
-  bool run_case_batch(const std::vector<suite::ResolvedCall>& calls, std::vector<CaseResult>& into) {
+  /// `deadline` bounds the request (default: the cases' timeout from now); `held`: the caller
+  /// holds the GPU lock already (--fail-fast holds it over all of a submission's requests, so
+  /// its one-case requests do not queue behind other candidates' timing one by one).
+  bool run_case_batch(const std::vector<suite::ResolvedCall>& calls, std::vector<CaseResult>& into,
+                      std::optional<Clock::time_point> deadline = std::nullopt, bool held = false) {
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
                             {"cases", cases_json(task, calls, /*for_reference=*/false)}},
                        {}};
@@ -267,11 +271,14 @@ struct Evaluation {
     sandbox::Reply reply;
     {
       auto waiting = Clock::now();
-      sandbox::SharedGpuHold hold(ctx.gpu_lock);
+      std::optional<sandbox::SharedGpuHold> hold;
+      if (!held) {
+        hold.emplace(ctx.gpu_lock);
+      }
       rec.time_queue_ms += ms_since(waiting);
       auto start = Clock::now();
       TraceScope span(ctx.options.trace, "cases", "stage", Json{{"task", task.key}});
-      reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
+      reply = candidate.request(req, deadline.value_or(Clock::now() + std::chrono::seconds(timeout)));
       rec.time_cases_ms += ms_since(start);
     }
     if (!reply.ok()) {
@@ -295,11 +302,60 @@ struct Evaluation {
     return true;
   }
 
+  /// `kbx eval --fail-fast`: one case per request, each reply checked and judged as it comes,
+  /// and no request after the first case that fails (the rest `not_run`); the GPU lock held
+  /// shared across the requests and one deadline, the cases' timeout, over all of them, as one
+  /// request would have. Fills `results` and `judgement` for every case.
+  bool run_cases_fail_fast(const std::vector<suite::ResolvedCall>& calls,
+                           const CaseOutputs& expected, const JudgeRules& rules,
+                           std::vector<CaseResult>& results, CaseJudgement& judgement) {
+    auto waiting = Clock::now();
+    sandbox::SharedGpuHold hold(ctx.gpu_lock);
+    rec.time_queue_ms += ms_since(waiting);
+    auto deadline = Clock::now() + std::chrono::seconds(ctx.options.cases_timeout_s);
+    auto compare_ms = 0.0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (!run_case_batch(suite::slice(calls, i, i + 1), results, deadline, /*held=*/true)) {
+        return false;
+      }
+      if (auto bad = find_case_reply_violation(calls, results, i + 1);
+          bad || results.size() != i + 1) {
+        violation("cases", bad ? *bad : fmt::format("the worker answered {} results for 1 case",
+                                                    results.size() - i));
+        return false;
+      }
+      auto start = Clock::now();
+      judge_more_case_results(judgement, calls, results, expected, contract, rules);
+      compare_ms += ms_since(start);
+      if (cases_failed(judgement) || stops_the_run(calls[i], results[i])) {
+        break;
+      }
+    }
+    for (std::size_t i = results.size(); i < calls.size(); ++i) {
+      CaseResult not_run;  // status not_run: kbx did not ask for it
+      not_run.index = static_cast<int>(i);
+      results.push_back(std::move(not_run));
+    }
+    judge_more_case_results(judgement, calls, results, expected, contract, rules);
+    rec.time_compare_ms = compare_ms;
+    return true;
+  }
+
   bool run_cases(const CaseOutputs& expected) {
     auto calls = suite::resolve_cases(task, ctx.options.seed);
-    // One request for a loaded task; one per draw under `kbx suite check --seeds` (request_ranges).
+    JudgeRules rules{ctx.options.rules, ctx.options.require_triton, !task.canonical.empty(),
+                     task.mutated_args, task.mutated_kwargs, ctx.options.fail_fast};
+    // One request for a loaded task; one per draw under `kbx suite check --seeds` (request_ranges);
+    // one per case under --fail-fast.
     std::vector<CaseResult> results;
     rec.time_cases_ms = 0;
+    if (ctx.options.fail_fast) {
+      CaseJudgement judgement;
+      if (!run_cases_fail_fast(calls, expected, rules, results, judgement)) {
+        return false;
+      }
+      return finish_cases(calls, results, expected, rules, std::move(judgement), Clock::now());
+    }
     for (auto [begin, end] : suite::request_ranges(task, calls.size())) {
       if (!run_case_batch(suite::slice(calls, begin, end), results)) {
         return false;
@@ -330,15 +386,22 @@ struct Evaluation {
       return false;
     }
     auto start = Clock::now();
-    JudgeRules rules{ctx.options.rules, ctx.options.require_triton, !task.canonical.empty(),
-                     task.mutated_args, task.mutated_kwargs};
-    CaseJudgement judgement = judge_case_results(calls, results, expected, contract, rules);
+    rec.time_compare_ms = 0;
+    return finish_cases(calls, results, expected, rules,
+                        judge_case_results(calls, results, expected, contract, rules), start);
+  }
+
+  /// The cases stage's end: canonical forms judged, the inventory and the outcome recorded.
+  /// `start`: when judging began (its time adds to time_compare_ms).
+  bool finish_cases(const std::vector<suite::ResolvedCall>& calls,
+                    const std::vector<CaseResult>& results, const CaseOutputs& expected,
+                    const JudgeRules& rules, CaseJudgement judgement, Clock::time_point start) {
     if (!judgement.first_error && !judgement.pending_canonical.empty() &&
         !judge_canonical(calls, results, expected, judgement)) {
-      rec.time_compare_ms = ms_since(start);
+      rec.time_compare_ms += ms_since(start);
       return false;
     }
-    rec.time_compare_ms = ms_since(start);
+    rec.time_compare_ms += ms_since(start);
     add_case_inventory(results);
     rec.triton_launches = judgement.triton_launches;
     rec.triton_ok = judgement.triton_launches > 0;

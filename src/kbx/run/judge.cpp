@@ -147,8 +147,17 @@ std::optional<std::string> find_case_reply_violation(const std::vector<suite::Re
   if (results.size() != calls.size()) {
     return fmt::format("the worker answered {} results for {} cases", results.size(), calls.size());
   }
+  return find_case_reply_violation(calls, results, calls.size());
+}
+
+std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
+                                                     const std::vector<CaseResult>& results,
+                                                     std::size_t count) {
+  if (results.size() < count || calls.size() < count) {
+    return fmt::format("the worker answered {} results for {} cases", results.size(), count);
+  }
   bool stopped = false;
-  for (std::size_t i = 0; i < results.size(); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     const CaseResult& r = results[i];
     if (r.index != static_cast<int>(i)) {
       return fmt::format("the worker answered case {} in position {}", r.index, i);
@@ -337,7 +346,14 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
                                  const CaseOutputs& expected, const compare::Contract& contract,
                                  const JudgeRules& rules) {
   CaseJudgement j;
-  for (std::size_t i = 0; i < results.size(); ++i) {
+  judge_more_case_results(j, calls, results, expected, contract, rules);
+  return j;
+}
+
+void judge_more_case_results(CaseJudgement& j, const std::vector<suite::ResolvedCall>& calls,
+                             const std::vector<CaseResult>& results, const CaseOutputs& expected,
+                             const compare::Contract& contract, const JudgeRules& rules) {
+  for (std::size_t i = j.cases.size(); i < results.size(); ++i) {
     const auto& r = results[i];
     store::CaseRecord c;
     c.index = static_cast<int>(i);
@@ -378,7 +394,12 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
     }
     j.cases.push_back(std::move(c));
   }
-  return j;
+}
+
+bool cases_failed(const CaseJudgement& j) {
+  return j.first_error.has_value() ||
+         std::any_of(j.cases.begin(), j.cases.end(),
+                     [](const store::CaseRecord& c) { return c.status == "mismatch"; });
 }
 
 void judge_canonical_forms(CaseJudgement& judgement, const CaseOutputs& expected,
@@ -430,10 +451,13 @@ Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::R
   }
   const store::CaseRecord* first_mismatch = nullptr;
   int failed = 0;
+  int not_asked = 0;  // --fail-fast: cases kbx did not ask for after a mismatch
   for (const auto& c : judgement.cases) {
     if (c.status == "mismatch") {
       first_mismatch = first_mismatch != nullptr ? first_mismatch : &c;
       ++failed;
+    } else if (rules.fail_fast && first_mismatch != nullptr && c.status == "not_run") {
+      ++not_asked;
     } else if (c.status != "ok") {
       return {Outcome::protocol_violation, "unjudged_case",
               fmt::format("case '{}' was reported {} although no case failed", c.name, c.status)};
@@ -441,6 +465,13 @@ Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::R
   }
   if (judgement.cases.size() != calls.size() || !judgement.pending_canonical.empty()) {
     return {Outcome::protocol_violation, "unjudged_case", "not every case was judged"};
+  }
+  if (first_mismatch != nullptr && not_asked > 0) {
+    return {Outcome::incorrect, first_mismatch->reason,
+            fmt::format("case '{}' differs from the reference: {} (--fail-fast: the {} {} "
+                        "after it {} not run)",
+                        first_mismatch->name, first_mismatch->detail, not_asked,
+                        not_asked == 1 ? "case" : "cases", not_asked == 1 ? "was" : "were")};
   }
   if (first_mismatch != nullptr) {
     return {Outcome::incorrect, first_mismatch->reason,

@@ -35,6 +35,12 @@ bool stops_the_run(const suite::ResolvedCall& call, const CaseResult& r);
 std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
                                                      const std::vector<CaseResult>& results);
 
+/// As find_case_reply_violation, over the first `count` cases and results only (`kbx eval
+/// --fail-fast` checks each reply as it comes; the results must hold at least `count`).
+std::optional<std::string> find_case_reply_violation(const std::vector<suite::ResolvedCall>& calls,
+                                                     const std::vector<CaseResult>& results,
+                                                     std::size_t count);
+
 /// Why a `timings` reply does not answer `workload_count` workloads, or nullopt when it does:
 /// one result per workload in order, every sample finite and positive.
 std::optional<std::string> find_timing_reply_violation(
@@ -80,6 +86,8 @@ struct JudgeRules {
   bool canonical = false;  ///< the task reduces outputs to canonical forms before comparing
   std::vector<int> mutated_args;            ///< arguments the task writes into (task.json)
   std::vector<std::string> mutated_kwargs;  ///< keyword arguments the task writes into
+  /// `kbx eval --fail-fast`: the cases stopped at the first that failed, the rest `not_run`.
+  bool fail_fast = false;
 };
 
 /// True when `path` names an argument ("arg1", "arg1[0]", "kw['x']") that the task does not write
@@ -93,6 +101,17 @@ CaseJudgement judge_case_results(const std::vector<suite::ResolvedCall>& calls,
                                  const CaseOutputs& expected, const compare::Contract& contract,
                                  const JudgeRules& rules);
 
+/// Judges results[j.cases.size(), results.size()) into `j`, after the cases it holds (`kbx eval
+/// --fail-fast` judges each reply as it comes). judge_case_results is this from an empty `j`.
+void judge_more_case_results(CaseJudgement& j, const std::vector<suite::ResolvedCall>& calls,
+                             const std::vector<CaseResult>& results, const CaseOutputs& expected,
+                             const compare::Contract& contract, const JudgeRules& rules);
+
+/// Whether the cases judged so far decide the outcome already (a case that failed or raised
+/// when it should not have): `kbx eval --fail-fast` runs no further case then. A case still
+/// awaiting its canonical form has not failed yet.
+bool cases_failed(const CaseJudgement& j);
+
 /// Judges the canonical forms of the pending cases (forms[k] belongs to pending_canonical[k]).
 void judge_canonical_forms(CaseJudgement& judgement, const CaseOutputs& expected,
                            const std::vector<CaseResult>& forms, const compare::Contract& contract);
@@ -101,7 +120,8 @@ void judge_canonical_forms(CaseJudgement& judgement, const CaseOutputs& expected
 Decision decide_case_error(const CaseResult& result, const std::string& case_name);
 
 /// The outcome of the cases stage. Every case must be judged ok or mismatch, or an error must
-/// explain why it was not; anything else is a protocol violation, never a pass.
+/// explain why it was not; anything else is a protocol violation, never a pass. Under
+/// rules.fail_fast, cases `not_run` after a mismatch are those kbx did not ask for.
 Decision decide_cases(const CaseJudgement& judgement, const std::vector<suite::ResolvedCall>& calls,
                       const std::vector<CaseResult>& results, const JudgeRules& rules);
 

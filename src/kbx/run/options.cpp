@@ -77,6 +77,9 @@ Json RunOptions::identity() const {
   if (timing.spread_cpus && device == "cuda" && perf) {  // samples spread over the CPUs: a
     j["spread_cpus"] = true;  // resume keeps it (a run that times nothing has no CPUs to spread)
   }
+  if (fail_fast) {  // cases stopped at the first failure: a resume may not mix the two
+    j["fail_fast"] = true;
+  }
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;
   }

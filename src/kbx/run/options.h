@@ -122,6 +122,11 @@ struct RunOptions {
   /// The baselines timed (parse_baselines): {"eager"} or {"eager", "compile"}. Part of the
   /// identity when it holds more than eager, so a resume cannot add or drop one.
   std::vector<std::string> baselines{baseline_eager};
+  /// `kbx eval --fail-fast`: a submission's cases run one per request and stop at the first that
+  /// fails (the rest recorded `not_run`): the verdict says not ok as before, sooner, but names that
+  /// case's failure where a full run may name another (an error in a later case outranks a
+  /// mismatch). Part of the identity when on.
+  bool fail_fast = false;
   int load_timeout_s = 120;
   int cases_timeout_s = 300;
   int perf_timeout_s = 600;

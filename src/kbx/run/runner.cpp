@@ -62,6 +62,9 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
   if (have->contains("graph_max_ms") && !want.contains("graph_max_ms")) {
     want["graph_max_ms"] = nullptr;  // without --graph: refused below, a resume keeps graph mode
   }
+  if (have->contains("fail_fast") && !want.contains("fail_fast")) {
+    want["fail_fast"] = false;  // without --fail-fast: refused below, a resume keeps it
+  }
   bool timed_anywhere = true;  // the run chose no CPUs: `--timing-cpus any`, or kbx before it
   for (const char* key : {"timing_cpus", "fast_cpus", "spread_cpus"}) {
     if (have->contains(key)) {

@@ -351,6 +351,101 @@ TEST_F(JudgeTest, ADrawAnsweredWithTheWrongCountIsAViolation) {
   EXPECT_CONTAINS(rec.detail, "2 results for 1 cases");
 }
 
+// `kbx eval --fail-fast`: one request per case, none after the first that fails.
+TEST_F(JudgeTest, FailFastStopsAtTheFirstMismatch) {
+  options_.fail_fast = true;
+  channel_.say(loaded());
+  std::vector<std::uint8_t> p0;
+  std::vector<std::uint8_t> p1;
+  Json first = Json::array({ok_result(0, expected_values, p0)});
+  Json second = Json::array({ok_result(1, std::vector<float>(6, 0.0F), p1)});
+  channel_.say(cases(first, p0));
+  channel_.say(cases(second, p1));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "incorrect") << rec.detail;
+  EXPECT_CONTAINS(rec.detail, "case 'case1' differs");
+  EXPECT_CONTAINS(rec.detail, "the 2 cases after it were not run");
+  ASSERT_EQ(channel_.requests.size(), 3U) << "no case is asked for after the mismatch";
+  for (std::size_t i = 1; i < channel_.requests.size(); ++i) {
+    ASSERT_EQ(channel_.requests[i]["cases"].size(), 1U);
+    EXPECT_EQ(channel_.requests[i]["cases"][0]["index"], i - 1);
+  }
+  ASSERT_EQ(rec.cases.size(), 4U);
+  EXPECT_EQ(rec.cases[0].status, "ok");
+  EXPECT_EQ(rec.cases[1].status, "mismatch");
+  EXPECT_EQ(rec.cases[2].status, "not_run");
+  EXPECT_EQ(rec.cases[3].status, "not_run");
+  EXPECT_FALSE(rec.exe_ok);
+}
+
+TEST_F(JudgeTest, FailFastPassesWhatAFullRunPasses) {
+  options_.fail_fast = true;
+  channel_.say(loaded());
+  for (int i = 0; i < case_count; ++i) {
+    std::vector<std::uint8_t> payload;
+    Json results = Json::array({ok_result(i, expected_values, payload)});
+    channel_.say(cases(results, payload));
+  }
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "ok") << rec.detail;
+  EXPECT_EQ(channel_.requests.size(), 1U + case_count);
+  EXPECT_EQ(rec.cases.size(), 4U);
+}
+
+TEST_F(JudgeTest, FailFastStopsAtAnError) {
+  options_.fail_fast = true;
+  channel_.say(loaded());
+  channel_.say(cases(Json::array({error_result(0, "ValueError")})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "runtime_error") << rec.detail;
+  EXPECT_EQ(channel_.requests.size(), 2U);
+  ASSERT_EQ(rec.cases.size(), 4U);
+  EXPECT_EQ(rec.cases[3].status, "not_run");
+}
+
+TEST_F(JudgeTest, FailFastStillChecksEachReplysCases) {
+  options_.fail_fast = true;
+  channel_.say(loaded());
+  // the worker may not say a case was not run when nothing failed
+  channel_.say(cases(Json::array({not_run(0)})));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "protocol_violation");
+  EXPECT_CONTAINS(rec.detail, "no earlier case failed");
+}
+
+TEST_F(JudgeTest, FailFastStillChecksEachReplysCount) {
+  options_.fail_fast = true;
+  channel_.say(loaded());
+  std::vector<std::uint8_t> payload;
+  Json two = Json::array({ok_result(0, expected_values, payload),
+                          ok_result(1, expected_values, payload)});
+  channel_.say(cases(two, payload));
+  auto rec = evaluate();
+  EXPECT_EQ(rec.outcome, "protocol_violation");
+  EXPECT_CONTAINS(rec.detail, "2 results for 1 case");
+}
+
+TEST(DecideCases, NotRunAfterAMismatchIsKbxsOwnOnlyUnderFailFast) {
+  std::vector<suite::ResolvedCall> calls(3);
+  std::vector<CaseResult> results(3);
+  CaseJudgement j;
+  for (const char* status : {"ok", "mismatch", "not_run"}) {
+    store::CaseRecord c;
+    c.name = status;
+    c.status = status;
+    j.cases.push_back(c);
+  }
+  JudgeRules rules;
+  EXPECT_EQ(decide_cases(j, calls, results, rules).outcome, Outcome::protocol_violation);
+  rules.fail_fast = true;
+  Decision d = decide_cases(j, calls, results, rules);
+  EXPECT_EQ(d.outcome, Outcome::incorrect);
+  EXPECT_CONTAINS(d.detail, "the 1 case after it was not run");
+  // not_run before any mismatch is never kbx's own
+  std::swap(j.cases[1], j.cases[2]);
+  EXPECT_EQ(decide_cases(j, calls, results, rules).outcome, Outcome::protocol_violation);
+}
+
 class JudgeRaisingTest : public JudgeTest {
  protected:
   void SetUp() override {

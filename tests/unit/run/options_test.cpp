@@ -192,6 +192,27 @@ TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
   }
 }
 
+// --fail-fast can name another failure than a full run (a mismatch before an error), so a run
+// resumed keeps whichever it was made with; runs made before the option ran every case.
+TEST(CheckIdentity, AResumeKeepsFailFast) {
+  ScopedTempDir dir;
+  suite::Suite suite;
+  RunOptions full;
+  full.out_dir = dir.path();
+  EXPECT_FALSE(full.identity().contains("fail_fast"));
+  RunOptions fast = full;
+  fast.fail_fast = true;
+  EXPECT_EQ(fast.identity()["fail_fast"], true);
+  {
+    auto db = store::Database::open(dir.path() / "full.db");
+    check_identity(*db, full, suite);
+    EXPECT_THROW(check_identity(*db, fast, suite), Error);
+  }
+  auto db = store::Database::open(dir.path() / "fast.db");
+  check_identity(*db, fast, suite);
+  EXPECT_THROW(check_identity(*db, full, suite), Error);
+}
+
 TEST(CheckIdentity, ARunMadeBeforeBaselinesExistedResumesWithEager) {
   ScopedTempDir dir;
   auto db = store::Database::open(dir.path() / "kbx.db");
