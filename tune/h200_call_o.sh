@@ -14,6 +14,7 @@
 #    33's trace: 151.8 s against 197.9 s with held starts, 196.5 s measured): its wall against
 #    run 2's, and its repeatability against runs 1-2 next to step 1's answer, decide the default.
 #    No draws (SKIP_DRAWS=1 unless set).
+# env: CI_ROUNDS (step 1's rounds, 12), RUNS, RUN_ARGS_<I>, START_HOLD, SKIP_DRAWS.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus context-interference.txt and
 # inventory-cost.txt.
 set -u
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 export K_T0=$(date +%s)  # DEADLINE_S counts from here
 mkdir -p /tmp/k build-device
 [ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
-python3 tune/context_interference.py 6 12 >/tmp/k/context-interference.txt 2>&1
+python3 tune/context_interference.py 6 "${CI_ROUNDS:-12}" >/tmp/k/context-interference.txt 2>&1
 cat /tmp/k/context-interference.txt
 KBX_CUPTI_LIBRARY=build-device/libkbx_cupti.so python3 tune/inventory_cost.py 30 >/tmp/k/inventory-cost.txt 2>&1
 cat /tmp/k/inventory-cost.txt
