@@ -216,6 +216,28 @@ class JudgeTest : public ::testing::Test {
 
   store::EvaluationRecord evaluate() { return evaluate_all().record; }
 
+  /// The evaluation of a worker that answers each case in a reply of its own, with the
+  /// reference's values.
+  store::EvaluationRecord answer_each_case_alone_honestly() {
+    channel_.say(loaded());
+    for (int i = 0; i < case_count; ++i) {
+      std::vector<std::uint8_t> payload;
+      Json results = Json::array({ok_result(i, expected_values, payload)});
+      channel_.say(cases(results, payload));
+    }
+    return evaluate();
+  }
+
+  /// The evaluation of a worker that answers its first run_cases request with cases 0 and 1.
+  store::EvaluationRecord answer_two_results_to_the_first_request() {
+    std::vector<std::uint8_t> payload;
+    Json two = Json::array({ok_result(0, expected_values, payload),
+                            ok_result(1, expected_values, payload)});
+    channel_.say(loaded());
+    channel_.say(cases(two, payload));
+    return evaluate();
+  }
+
   EvaluationResult evaluate_all() {
     auto contract = compare::parse_contract("default");
     EXPECT_TRUE(contract.ok());
@@ -308,13 +330,7 @@ TEST_F(JudgeTest, ACaseThatRanAfterARunEndingErrorIsAViolation) {
 // so the replies of many draws never meet the frame limit at once.
 TEST_F(JudgeTest, ManyDrawsAreOneRequestPerDraw) {
   task_.draws = task_cases;  // one case per draw, then the recheck alone
-  channel_.say(loaded());
-  for (int i = 0; i < case_count; ++i) {
-    std::vector<std::uint8_t> payload;
-    Json results = Json::array({ok_result(i, expected_values, payload)});
-    channel_.say(cases(results, payload));
-  }
-  auto rec = evaluate();
+  auto rec = answer_each_case_alone_honestly();
   EXPECT_EQ(rec.outcome, "ok") << rec.detail;
   EXPECT_EQ(rec.cases.size(), 4U);
   ASSERT_EQ(channel_.requests.size(), 1U + case_count);
@@ -339,17 +355,22 @@ TEST_F(JudgeTest, ARunEndingErrorInOneDrawSendsNoLaterDraw) {
   EXPECT_EQ(channel_.requests.size(), 3U) << "the draws after the error are not asked for";
 }
 
-TEST_F(JudgeTest, ADrawAnsweredWithTheWrongCountIsAViolation) {
-  task_.draws = task_cases;
-  std::vector<std::uint8_t> payload;
-  Json two = Json::array({ok_result(0, expected_values, payload),
-                          ok_result(1, expected_values, payload)});
-  channel_.say(loaded());
-  channel_.say(cases(two, payload));
-  auto rec = evaluate();
+// A request for one case (a draw of `kbx suite check --seeds` here, or one of --fail-fast's)
+// answered with two results.
+class JudgeOneCaseRequestTest : public JudgeTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(JudgeOneCaseRequestTest, AnsweredWithTwoResultsIsAViolation) {
+  if (GetParam()) {
+    options_.fail_fast = true;
+  } else {
+    task_.draws = task_cases;
+  }
+  auto rec = answer_two_results_to_the_first_request();
   EXPECT_EQ(rec.outcome, "protocol_violation");
-  EXPECT_CONTAINS(rec.detail, "2 results for 1 cases");
+  EXPECT_CONTAINS(rec.detail, "2 results for 1 case");
 }
+
+INSTANTIATE_TEST_SUITE_P(DrawsThenFailFast, JudgeOneCaseRequestTest, ::testing::Bool());
 
 // `kbx eval --fail-fast`: one request per case, none after the first that fails.
 TEST_F(JudgeTest, FailFastStopsAtTheFirstMismatch) {
@@ -380,13 +401,7 @@ TEST_F(JudgeTest, FailFastStopsAtTheFirstMismatch) {
 
 TEST_F(JudgeTest, FailFastPassesWhatAFullRunPasses) {
   options_.fail_fast = true;
-  channel_.say(loaded());
-  for (int i = 0; i < case_count; ++i) {
-    std::vector<std::uint8_t> payload;
-    Json results = Json::array({ok_result(i, expected_values, payload)});
-    channel_.say(cases(results, payload));
-  }
-  auto rec = evaluate();
+  auto rec = answer_each_case_alone_honestly();
   EXPECT_EQ(rec.outcome, "ok") << rec.detail;
   EXPECT_EQ(channel_.requests.size(), 1U + case_count);
   EXPECT_EQ(rec.cases.size(), 4U);
@@ -411,18 +426,6 @@ TEST_F(JudgeTest, FailFastStillChecksEachReplysCases) {
   auto rec = evaluate();
   EXPECT_EQ(rec.outcome, "protocol_violation");
   EXPECT_CONTAINS(rec.detail, "no earlier case failed");
-}
-
-TEST_F(JudgeTest, FailFastStillChecksEachReplysCount) {
-  options_.fail_fast = true;
-  channel_.say(loaded());
-  std::vector<std::uint8_t> payload;
-  Json two = Json::array({ok_result(0, expected_values, payload),
-                          ok_result(1, expected_values, payload)});
-  channel_.say(cases(two, payload));
-  auto rec = evaluate();
-  EXPECT_EQ(rec.outcome, "protocol_violation");
-  EXPECT_CONTAINS(rec.detail, "2 results for 1 case");
 }
 
 TEST(DecideCases, NotRunAfterAMismatchIsKbxsOwnOnlyUnderFailFast) {
