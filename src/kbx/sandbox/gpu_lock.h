@@ -9,8 +9,9 @@ namespace kbx::sandbox {
 /// Many holders may run test cases on a GPU at once (shared); a timing run waits until they are
 /// done and keeps new ones out until it finishes (exclusive), so no other process's kernels run
 /// between a sample's start and end events. A waiting exclusive holder blocks new shared ones.
-/// Starting a worker (fork, CUDA context, flush buffer) also takes a shared hold, unless
-/// PoolConfig::start_hold is off (`kbx eval --worker-start-hold none`). Not recursive:
+/// Starting a worker (fork, confinement, CUDA context) takes a shared hold only where
+/// PoolConfig::start_hold is on (`kbx eval --worker-start-hold shared`; a start runs no kernel,
+/// and a context being created leaves a timing run alone, docs/perf.md). Not recursive:
 /// a thread holding it shared must not take it again.
 class GpuLock {
  public:

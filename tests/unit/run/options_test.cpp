@@ -192,6 +192,17 @@ TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
   }
 }
 
+// Session 34: another process creating its CUDA context leaves a timing run alone, so worker
+// starts take no GPU hold unless asked (--worker-start-hold shared); either way the verdicts are
+// the same, so the choice stays out of the identity.
+TEST(RunOptionsDefaults, WorkerStartsTakeNoGpuHold) {
+  RunOptions o;
+  EXPECT_FALSE(o.worker_start_hold);
+  Json plain = o.identity();
+  o.worker_start_hold = true;
+  EXPECT_EQ(o.identity(), plain);
+}
+
 // --fail-fast can name another failure than a full run (a mismatch before an error), so a run
 // resumed keeps whichever it was made with; runs made before the option ran every case.
 TEST(CheckIdentity, AResumeKeepsFailFast) {
