@@ -38,6 +38,8 @@ class Recorder:
         self._get = lib.kbx_cupti_get
         self._dropped = lib.kbx_cupti_dropped
         self._record = lib.kbx_cupti_record
+        self._timestamp = lib.kbx_cupti_timestamp
+        self._timestamp.restype = ctypes.c_uint64
         self._name = ctypes.c_char_p()
         self._u64 = [ctypes.c_uint64(), ctypes.c_uint64()]
         self._u32 = [ctypes.c_uint32(), ctypes.c_uint32()]
@@ -67,6 +69,10 @@ class Recorder:
             out.append((raw.decode("utf-8", "replace"), self._u64[0].value, self._u64[1].value,
                         self._u32[0].value, self._origin.value))
         return out
+
+    def timestamp(self) -> int:
+        """CUPTI's clock now (ns), the one records() are on; 0 while paused or not started."""
+        return int(self._timestamp())
 
     def dropped(self) -> int:
         return int(self._dropped())

@@ -863,3 +863,119 @@ def test_spread_cpus_is_off_unless_asked_and_must_be_a_boolean():
     assert timing.Settings.from_request({"spread_cpus": True}).spread_cpus is True
     with pytest.raises(WorkerError):
         timing.Settings.from_request({"spread_cpus": "yes"})
+
+
+def _split_gpu(monkeypatch, launches_ms, gpu_ms):
+    """A call whose launch takes launches_ms(i) ms of host time and whose GPU work, gpu_ms, the
+    synchronisation after it waits out: the warm-up sees a short launch and a long wall."""
+    now = [0.0]
+    calls = [0]
+    pending = [0.0]
+
+    def call():
+        now[0] += launches_ms(calls[0]) / 1e3
+        calls[0] += 1
+        pending[0] = gpu_ms / 1e3
+
+    def synchronize():
+        now[0] += pending[0]
+        pending[0] = 0.0
+
+    monkeypatch.setattr(timing, "_synchronize", synchronize)
+    monkeypatch.setattr(timing, "_perf_counter", lambda: now[0])
+    return call
+
+
+def test_a_long_gpu_bound_call_warms_up_in_one_call(monkeypatch):
+    call = _split_gpu(monkeypatch, lambda i: 0.05, 20.0)
+    calls, best_ms, launch_ms = timing._warm_up(call, _settings(warmup_ms=2))
+    assert calls == 1 and best_ms == pytest.approx(20.05) and launch_ms == pytest.approx(0.05)
+
+
+def test_a_long_call_whose_first_launch_compiled_warms_up_twice(monkeypatch):
+    # The first launch spent 500 ms on the host (a compile): the GPU's time is still unknown.
+    call = _split_gpu(monkeypatch, lambda i: 500.0 if i == 0 else 0.05, 20.0)
+    calls, best_ms, _ = timing._warm_up(call, _settings(warmup_ms=2))
+    assert calls == 2 and best_ms == pytest.approx(20.05)
+
+
+@pytest.mark.parametrize("gpu_ms,warmup_ms", [(0.5, 0), (20.0, 50)])
+def test_short_calls_and_a_warmup_time_still_take_their_calls(monkeypatch, gpu_ms, warmup_ms):
+    call = _split_gpu(monkeypatch, lambda i: 0.05, gpu_ms)
+    calls, _, _ = timing._warm_up(call, _settings(warmup_ms=warmup_ms))
+    assert calls == max(2, int(warmup_ms // (gpu_ms + 0.05)) + 1)
+
+
+class _FakeRecorder:
+    """CUPTI's records on a clock in ns that each call moves on; `clock` False reads 0."""
+
+    def __init__(self, clock: bool = True):
+        self.now = 1_000_000
+        self.clock = clock
+        self.kept: list[tuple] = []
+        self.stamps: list[int] = []
+        self.reads = self.clears = 0
+
+    def push(self, tag):
+        pass
+
+    def pop(self, tag):
+        pass
+
+    def clear(self):
+        self.clears += 1
+        self.kept = []
+
+    def timestamp(self):
+        """The clock now; half a millisecond passes before whatever follows on the host."""
+        if not self.clock:
+            return 0
+        self.stamps.append(self.now)
+        self.now += 500_000
+        return self.stamps[-1]
+
+    def records(self):
+        self.reads += 1
+        return list(self.kept)
+
+    def kernel(self, name, ns, origin=0, gap=5_000):
+        self.kept.append((name, self.now + gap, self.now + gap + ns, 7, origin))
+        self.now += gap + ns + gap
+
+
+def test_the_inventory_reads_its_records_once_and_tells_the_calls_apart(monkeypatch):
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    rec = _FakeRecorder()
+    lengths = iter([(30_000, 10_000), (40_000,), (30_000, 20_000)])
+
+    def call():
+        if len(rec.stamps) >= 3:  # another thread's kernel between the last call's window and this
+            last_end = rec.stamps[-2]
+            rec.kept.append(("stray", last_end + 250_000, last_end + 300_000, 9, 0))
+        for ns in next(lengths):
+            rec.kernel("k", ns, origin=1)
+
+    extra = {}
+    timing.inventory_calls(call, None, rec, extra, 3)
+    assert rec.reads == 1 and rec.clears == 1
+    assert extra["kernel_calls"] == 3 and len(extra["inventory_ms"]) == 3
+    # Each call's span, first start to last end (10 us between kernels): 30 + 10 + 10 us, 40 us,
+    # 30 + 10 + 20 us; the stray kernels are in no call's window.
+    assert extra["inventory_kernel_ms"] == pytest.approx([0.05, 0.04, 0.06])
+    assert extra["kernels"] == [{"name": "k", "origin": "triton", "launches": 5,
+                                 "gpu_ms": pytest.approx(0.13)}]
+    assert extra["kernel_busy_ms"] == pytest.approx(0.13 / 3)
+
+
+def test_without_cuptis_clock_each_calls_records_are_read_after_it(monkeypatch):
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    rec = _FakeRecorder(clock=False)
+
+    def call():
+        rec.kernel("k", 30_000, origin=1)
+
+    extra = {}
+    timing.inventory_calls(call, None, rec, extra, 3)
+    assert rec.reads == 3 and rec.clears == 4
+    assert extra["inventory_kernel_ms"] == pytest.approx([0.03] * 3)
+    assert extra["kernels"][0]["launches"] == 3

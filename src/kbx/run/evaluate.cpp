@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <future>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -94,6 +95,18 @@ struct Evaluation {
   std::string later_rounds_note{};
 
   /// The record's identity: which submission, session, device, task version and rules.
+  /// Counts a wait for a shared GPU hold (behind timing runs, waiting or running) into the
+  /// evaluation's queue time; with `--trace`, a wait of a millisecond or more is a "wait for a
+  /// shared hold" span (the stages after it start late by that much).
+  void queued_shared(Clock::time_point waiting) {
+    auto now = Clock::now();
+    rec.time_queue_ms += std::chrono::duration<double, std::milli>(now - waiting).count();
+    if (ctx.options.trace != nullptr && now - waiting >= std::chrono::milliseconds(1)) {
+      ctx.options.trace->span("wait for a shared hold", "queue", waiting, now,
+                              Json{{"task", task.key}});
+    }
+  }
+
   void identify(const std::string& submission_id) {
     rec.submission_id = submission_id;
     rec.session_id = ctx.session_id;
@@ -202,7 +215,7 @@ struct Evaluation {
       if (hold_gpu) {
         hold.emplace(ctx.gpu_lock);
       }
-      rec.time_queue_ms += ms_since(waiting);
+      queued_shared(waiting);
       auto start = Clock::now();
       TraceScope span(ctx.options.trace, "load", "stage", Json{{"task", task.key}});
       reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
@@ -275,7 +288,7 @@ struct Evaluation {
       if (!held) {
         hold.emplace(ctx.gpu_lock);
       }
-      rec.time_queue_ms += ms_since(waiting);
+      queued_shared(waiting);
       auto start = Clock::now();
       TraceScope span(ctx.options.trace, "cases", "stage", Json{{"task", task.key}});
       reply = candidate.request(req, deadline.value_or(Clock::now() + std::chrono::seconds(timeout)));
@@ -311,7 +324,7 @@ struct Evaluation {
                            std::vector<CaseResult>& results, CaseJudgement& judgement) {
     auto waiting = Clock::now();
     sandbox::SharedGpuHold hold(ctx.gpu_lock);
-    rec.time_queue_ms += ms_since(waiting);
+    queued_shared(waiting);
     auto deadline = Clock::now() + std::chrono::seconds(ctx.options.cases_timeout_s);
     auto compare_ms = 0.0;
     for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -525,7 +538,7 @@ struct Evaluation {
       {
         auto waiting = Clock::now();
         sandbox::SharedGpuHold hold(ctx.gpu_lock);
-        rec.time_queue_ms += ms_since(waiting);
+        queued_shared(waiting);
         TraceScope span(ctx.options.trace, "canonical forms", "stage", Json{{"task", task.key}});
         part = ctx.references.canonicalize(task, suite::slice(subset, begin, end),
                                            suite::slice(outputs, begin, end));
@@ -584,7 +597,7 @@ struct Evaluation {
       {
         auto waiting = Clock::now();
         sandbox::SharedGpuHold hold(ctx.gpu_lock);
-        rec.time_queue_ms += ms_since(waiting);
+        queued_shared(waiting);
         start = Clock::now();
         TraceScope span(ctx.options.trace, "perf recheck", "stage", Json{{"task", task.key}});
         run = run_recheck();
@@ -791,17 +804,21 @@ struct Evaluation {
                                    ctx.options.seed);
     call.draw_on_device = true;  // as timing draws it; the same call goes to both sides
     std::vector<suite::ResolvedCall> calls{call};
-    auto expected = ctx.references.fresh_outputs(task, calls);
-    if (!expected) {
-      rec.perf_note = fmt::format("perf recheck failed: reference: {}", expected.error().what());
-      return std::nullopt;
-    }
+    // The reference's run and the candidate's at once, each in its own process: the shared hold
+    // (other candidates' timing waits for it) lasts the longer of the two, not their sum.
+    auto reference_run = std::async(std::launch::async,
+                                    [&] { return ctx.references.fresh_outputs(task, calls); });
     sandbox::Frame req{Json{{"op", "run_cases"}, {"handle", handle}, {"device", ctx.options.device},
                             {"cases", cases_json(task, calls, /*for_reference=*/false,
                                                  /*all_arguments=*/false)}},
                        {}};
     int timeout = ctx.options.perf_timeout_s;
     auto reply = candidate.request(req, Clock::now() + std::chrono::seconds(timeout));
+    auto expected = reference_run.get();
+    if (!expected) {
+      rec.perf_note = fmt::format("perf recheck failed: reference: {}", expected.error().what());
+      return std::nullopt;
+    }
     if (!reply.ok()) {
       fail_no_reply(reply, "perf recheck", timeout);
       rec.exe_ok = rec.perf_ok = false;
@@ -1063,7 +1080,7 @@ EvaluationResult evaluate_candidate(const JudgeContext& ctx, CandidateChannel& c
   {
     auto waiting = Clock::now();
     sandbox::SharedGpuHold hold(ctx.gpu_lock);
-    ev.rec.time_queue_ms += ms_since(waiting);
+    ev.queued_shared(waiting);
     TraceScope span(ctx.options.trace, "reference outputs", "stage", Json{{"task", task.key}});
     auto outputs = ctx.references.case_outputs(task);
     if (!outputs) {

@@ -295,8 +295,13 @@ Result<std::shared_ptr<const CaseOutputs>> ReferenceService::case_outputs(const 
 
 Result<CaseOutputs> ReferenceService::fresh_outputs(const suite::Task& task, int gpu,
                                                     const std::vector<suite::ResolvedCall>& calls) {
-  Lane& l = lane(gpu);
-  std::lock_guard<std::mutex> lane_lock(l.mutex);
+  // A free reference worker, as for case outputs: perf rechecks of candidates in flight at once
+  // then run side by side instead of queueing on the timing worker (session 35 on an H100: five
+  // overlapping rechecks of activations took 0.7-2.2 s each, one after another, under shared
+  // GPU holds that every timing run waits for).
+  Lane* chosen = nullptr;
+  auto lane_lock = output_lane(gpu, chosen);
+  Lane& l = *chosen;
   return run_cases(l, gpu, task, calls, /*all_arguments=*/false, options_.perf_timeout_s,
                    "rechecking a workload of " + task.key, /*working_too=*/task.exact_reference);
 }

@@ -46,8 +46,9 @@ std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::
 /// failed as a whole: the worker died or timed out while torch.compile ran, say).
 std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const std::string& why);
 
-/// Owns the trusted reference workers: per GPU one that takes the timings (and perf rechecks), and
-/// up to max_output_workers() for the cases' outputs and canonical forms, so that evaluations in
+/// Owns the trusted reference workers: per GPU one that takes the timings, and up to
+/// max_output_workers() for the cases' outputs, canonical forms and perf rechecks (the timing
+/// worker among them, taken last), so that evaluations in
 /// flight do not queue behind one worker (`kbx suite check --seeds`, many jobs). A reference
 /// worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
@@ -69,7 +70,7 @@ class ReferenceService {
   void forget(const suite::Task& task);
 
   /// Reference outputs for `calls` (perf rechecks: perf-sized calls with their own seeds),
-  /// computed now and never cached. One entry per call, in order; for exact-reference tasks each
+  /// computed now on a free output worker and never cached. One entry per call, in order; for exact-reference tasks each
   /// entry also holds its working-precision output.
   Result<CaseOutputs> fresh_outputs(const suite::Task& task, int gpu,
                                     const std::vector<suite::ResolvedCall>& calls);
