@@ -19,7 +19,11 @@ KINDS = ("syntax_error", "import_error", "no_entry", "triton_compile_error", "gp
 _GPU_FAULT_PHRASES = (
     "illegal memory access",
     "misaligned address",
-    "device-side assert",
+    # "triggered": every CUDA error torch raises ends "Compile with `TORCH_USE_CUDA_DSA` to enable
+    # device-side assertions.", an out-of-memory as much as a dead context (session 35 on an H100:
+    # three correct kernels' cases "crashed" for an allocation refused while other processes held
+    # the memory).
+    "device-side assert triggered",
     "unspecified launch failure",
     "illegal instruction",
     "invalid program counter",
@@ -118,8 +122,15 @@ def _is_out_of_memory(exc: BaseException) -> bool:
         oom_types += tuple(t for t in (getattr(torch, "OutOfMemoryError", None),
                                        getattr(torch.cuda, "OutOfMemoryError", None)) if t)
     return any(isinstance(e, oom_types) or (isinstance(e, RuntimeError) and
-                                            "can't allocate memory" in _safe_str(e))
+                                            _says_out_of_memory(_safe_str(e).lower()))
                for e in _chain(exc))
+
+
+def _says_out_of_memory(text: str) -> bool:
+    """The host's refusal, or the CUDA driver's (torch's AcceleratorError, Triton's launcher):
+    cudaErrorMemoryAllocation leaves the context usable, unlike the faults above."""
+    return ("can't allocate memory" in text
+            or ("out of memory" in text and ("cuda error" in text or "error [cuda]" in text)))
 
 
 def _is_triton_compile_error(exc: BaseException) -> bool:

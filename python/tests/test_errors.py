@@ -42,6 +42,30 @@ def test_out_of_memory():
     assert classify(raised(torch.cuda.OutOfMemoryError("CUDA out of memory"))) == "out_of_memory"
 
 
+# What torch appends to every CUDA error it raises (torch 2.x, c10/cuda/CUDAException).
+TORCH_CUDA_FOOTER = ("\nCUDA kernel errors might be asynchronously reported at some other API call, "
+                     "so the stacktrace below might be incorrect.\nFor debugging consider passing "
+                     "CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable "
+                     "device-side assertions.\n")
+
+
+@pytest.mark.parametrize("message,kind", [
+    # The driver refused an allocation (other processes held the memory): the context lives on.
+    ("CUDA error: out of memory", "out_of_memory"),
+    ("Triton Error [CUDA]: out of memory", "out_of_memory"),
+    # Errors that leave the context usable are the candidate's runtime errors.
+    ("CUDA error: invalid configuration argument", "runtime_error"),
+    ("CUDA error: invalid argument", "runtime_error"),
+    # A fault is one with or without the footer.
+    ("CUDA error: device-side assert triggered", "gpu_fault"),
+    ("CUDA error: an illegal memory access was encountered", "gpu_fault"),
+])
+def test_cuda_errors_are_judged_by_their_error_not_torchs_footer(message, kind):
+    exc_type = getattr(torch, "AcceleratorError", RuntimeError)
+    assert classify(raised(exc_type(message + TORCH_CUDA_FOOTER))) == kind
+    assert classify(raised(RuntimeError(message))) == kind
+
+
 def test_triton_compilation_errors():
     from triton.compiler.errors import CompilationError
     from triton.runtime.errors import OutOfResources

@@ -166,3 +166,27 @@ def test_a_submission_calling_sys_exit_does_not_end_the_worker(reference):
     result = run(reference, handle, [scale_case(0, 1.0)]).header["results"][0]
     assert result["error"]["type"] == "SystemExit"
     assert run(reference, handle, [scale_case(1, 1.0)]).op == "cases"
+
+
+def test_gpu_requests_hand_cached_memory_back_unless_the_gpu_is_dead(monkeypatch, launches):
+    from kbx_worker import timing
+    calls: list[int] = []
+    monkeypatch.setattr(timing, "_empty_cache", lambda: calls.append(1))
+    ours, theirs = socket.socketpair()
+    worker = Worker(theirs, "reference", "cuda", None, launches)
+    worker._release_gpu_memory("cpu")
+    assert calls == []
+    worker._release_gpu_memory("cuda")
+    assert calls == [1]
+
+    def dead():
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    monkeypatch.setattr(timing, "_empty_cache", dead)
+    worker._release_gpu_memory("cuda")  # the reply stands; the worker now knows the GPU is dead
+    assert worker._gpu_dead
+    monkeypatch.setattr(timing, "_empty_cache", lambda: calls.append(1))
+    worker._release_gpu_memory("cuda")
+    assert calls == [1]
+    ours.close()
+    theirs.close()
