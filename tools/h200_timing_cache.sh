@@ -7,7 +7,7 @@
 #   env: RESULTS (/tmp/kbx-timing-cache), RUNS (2: run 1 fills the cache, the later ones read it;
 #        each run has fresh Triton and compile caches, only the reference timings carry over),
 #        EVAL_ARGS (more kbx eval flags; @RUN@ becomes the run's number, e.g. "--trace T@RUN@.json"),
-#        RUN_ARGS_<I> (more flags for run I only, e.g. RUN_ARGS_3="--worker-start-hold none"),
+#        RUN_ARGS_<I> (more flags for run I only, e.g. RUN_ARGS_3="-j 12"),
 #        AFTER_RUN (a shell command run after each run, @RUN@ likewise: a caller's summaries of the
 #        runs so far, ready before the next run starts)
 set -uo pipefail

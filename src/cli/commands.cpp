@@ -270,7 +270,7 @@ struct EvalArgs {
   int round = -1;
   std::vector<std::string> labels;  ///< KEY=VALUE
   std::string reference_timing = "session";
-  std::string worker_start_hold = "none";
+  std::string worker_start_hold = "shared";
   std::string baseline = "eager";  ///< --baseline eager|compile|eager,compile
   std::string shard;  ///< I/N
   bool do_bench = false;  ///< `kbx doctor --timing` only: references also timed by do_bench
@@ -1431,9 +1431,10 @@ int run_cli(int argc, char** argv) {
   add_sampling_options(eval_cmd, e.sampling);
   eval_cmd
       ->add_option("--worker-start-hold", e.worker_start_hold,
-                   "none: candidate workers' starts take no GPU hold (they run no kernel, and a "
-                   "context being created leaves a timing run alone: docs/perf.md); shared: each "
-                   "start holds the GPU lock shared, so no timing run overlaps it")
+                   "shared: each candidate worker's start holds the GPU lock shared, so no timing "
+                   "run overlaps a CUDA context being created (it slowed large workloads' samples "
+                   "by up to 1.7x on an H100: docs/perf.md); none: starts take no hold (faster, "
+                   "noisier)")
       ->check(CLI::IsMember({"none", "shared"}))
       ->capture_default_str();
   eval_cmd

@@ -81,14 +81,14 @@ struct RunOptions {
   /// Trusted reference workers per GPU for case outputs and canonical forms (0: the default rule,
   /// ReferenceService::max_output_workers). Not part of the identity.
   int reference_workers = 0;
-  /// `kbx eval --worker-start-hold none|shared`: whether each candidate worker's start takes no
-  /// GPU hold (the default: a start runs no kernel of its own, the flush buffer is zeroed by the
-  /// first time request's spin-up) or holds the lock shared, so no timing run overlaps another
-  /// process creating its CUDA context. Session 33: the suite's gaps between timing holds were
-  /// bursts of starts under their holds (tune/trace_gaps.py); session 34: a context being created
-  /// beside a timing run leaves its samples alone (tune/context_interference.py, docs/perf.md).
-  /// Not part of the identity.
-  bool worker_start_hold = false;
+  /// `kbx eval --worker-start-hold shared|none`: whether each candidate worker's start holds the
+  /// GPU lock shared (the default), so no timing run overlaps another process creating its CUDA
+  /// context, or takes no hold. Session 35 (an H100): with unheld starts, 8 of 74 and 9 of 56
+  /// GPU-bound workloads over 1 ms timed while starts ran beside them read 0.60-0.94x of their
+  /// reference, none of the 100-174 timed without one; with held starts none of 174. Unheld starts
+  /// save about 22 s of a cached suite run (session 34's test of small and compute-bound calls
+  /// had seen no disturbance). Not part of the identity.
+  bool worker_start_hold = true;
   /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
   /// the default (kbx-compile-cache in the temporary folder), "off" for none.
   std::filesystem::path compile_cache;

@@ -9,10 +9,10 @@ namespace kbx::sandbox {
 /// Many holders may run test cases on a GPU at once (shared); a timing run waits until they are
 /// done and keeps new ones out until it finishes (exclusive), so no other process's kernels run
 /// between a sample's start and end events. A waiting exclusive holder blocks new shared ones.
-/// Starting a worker (fork, confinement, CUDA context) takes a shared hold only where
-/// PoolConfig::start_hold is on (`kbx eval --worker-start-hold shared`; a start runs no kernel,
-/// and a context being created leaves a timing run alone, docs/perf.md). Not recursive:
-/// a thread holding it shared must not take it again.
+/// Starting a worker (fork, confinement, CUDA context) takes a shared hold where
+/// PoolConfig::start_hold is on (the default; `kbx eval --worker-start-hold none` turns it off):
+/// a context being created beside a timing run slows large workloads' samples (docs/perf.md,
+/// session 35). Not recursive: a thread holding it shared must not take it again.
 class GpuLock {
  public:
   void lock_shared();

@@ -26,8 +26,8 @@ struct PoolConfig {
   /// waiting): every evaluation takes a fresh worker, so this bounds evaluations per second.
   int starters_per_gpu = 4;
   int threads = 1;                 ///< torch threads per worker
-  /// Whether a start holds the GPU lock shared (RunOptions::worker_start_hold, off by default).
-  bool start_hold = false;
+  /// Whether a start holds the GPU lock shared (RunOptions::worker_start_hold, on by default).
+  bool start_hold = true;
   std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
   std::chrono::seconds ready_timeout{180};
   /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Do worker starts beside a timing run slow its samples? Splits a run's GPU-bound workloads by
+whether a candidate worker's start (a "worker start" span of `kbx eval --trace`) overlapped their
+timing, and counts those whose candidate median reads slower than the reference's cached one.
+
+A GPU-bound workload: candidate median over --min-ms, host time under half of it (calls whose
+samples hold host work spread for other reasons). The ratio is reference / candidate median, the
+self-check's speedup of one workload. Session 35 (two H100s, unheld starts): 8 of 74 and 9 of 56
+workloads timed beside a start under 0.95x, none of 100 and 115 timed without one; with starts
+held shared, none of 174 (docs/perf.md).
+
+usage: tune/start_overlap.py TRACE.json RUN_DIR_OR_DB [--min-ms 1] [--slow 0.95]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sqlite3
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace")
+    ap.add_argument("run", help="the run's output directory (its kbx.db) or the .db itself")
+    ap.add_argument("--min-ms", type=float, default=1.0)
+    ap.add_argument("--slow", type=float, default=0.95)
+    a = ap.parse_args()
+    db_path = pathlib.Path(a.run)
+    if db_path.is_dir():
+        db_path = db_path / "kbx.db"
+    events = json.load(open(a.trace))["traceEvents"]
+    spans = [e for e in events if e.get("ph") == "X"]
+    starts = [(e["ts"], e["ts"] + e["dur"]) for e in spans if e["name"] == "worker start"]
+    timings = [e for e in spans if e["name"] == "candidate timing"]
+    workloads = [e for e in spans if e.get("cat") == "workload"
+                 and e["name"].startswith("workload ") and e["dur"] > 0]
+
+    def task_of(w: dict) -> str | None:
+        for t in timings:
+            if t["tid"] == w["tid"] and t["ts"] <= w["ts"] <= t["ts"] + t["dur"]:
+                return t["args"]["task"]
+        return None
+
+    db = sqlite3.connect(db_path)
+    rows = db.execute(
+        "SELECT s.task_key, c.workload_index, c.events_median_ms, r.events_median_ms, c.host_ms "
+        "FROM candidate_timings c JOIN submissions s USING (submission_id) "
+        "JOIN reference_timings r ON r.task_key = s.task_key "
+        "AND r.workload_index = c.workload_index").fetchall()
+    by_key = {(t, w): (ref / cand, cand, host or 0.0) for t, w, cand, ref, host in rows
+              if cand and ref}
+    split: dict[bool, list] = {False: [], True: []}
+    for w in workloads:
+        key = (task_of(w), int(w["name"].split()[1]))
+        if key not in by_key:
+            continue
+        ratio, cand, host = by_key[key]
+        if cand <= a.min_ms or host >= 0.5 * cand:
+            continue
+        begin, end = w["ts"], w["ts"] + w["dur"]
+        beside = sum(1 for s0, s1 in starts if s0 < end and s1 > begin)
+        split[beside > 0].append((round(ratio, 3), key[0], key[1], beside))
+    for beside in (False, True):
+        rows_ = split[beside]
+        slow = sorted(x for x in rows_ if x[0] < a.slow)
+        print(f"{'starts beside' if beside else 'no start beside'}: {len(rows_)} GPU-bound "
+              f"workloads, {len(slow)} under {a.slow}x")
+        for ratio, task, index, n in slow:
+            print(f"  {ratio:.3f}x  {task} workload {index} ({n} starts beside)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
