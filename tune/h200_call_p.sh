@@ -6,13 +6,15 @@
 #    the reference's and the candidate's calls at once (the reference's on a free reference
 #    worker), a long GPU-bound call warms up in one call;
 # 2. the 176 references timed three times (tune/h200_call_k.sh through
-#    tools/h200_timing_cache.sh, `--timing-cpus spread`, unheld worker starts, `--warmup-ms 2
-#    --ci-budget-ms 40`): run 1 fresh (the references timed into the cache), runs 2 and 3 from the
-#    cache, run 3 with RUN_ARGS_3 (default `-j 12`: tune/lock_sim.py's replay of session 35's first
-#    call gives 151.3 s against 156.6 s for 8 jobs). Session 35's first call (an H100, the same
-#    steps at 858e209): 279.2 / 170.3 s, and 192.6 s with shared worker-start holds.
+#    tools/h200_timing_cache.sh, `--timing-cpus spread`, `--warmup-ms 2 --ci-budget-ms 40`): run 1
+#    fresh (the references timed into the cache), runs 2 and 3 from the cache, run 3 with
+#    RUN_ARGS_3 (none by default now); then tune/start_overlap.py over each run (start-overlapN.txt).
+# Session 35 ran it with RUN_ARGS_3="-j 12" on an H100 (tree d1ed0e9): 307.8 / 169.0 / 175.8 s;
+# 12 jobs no faster and out of memory in three cases. Since then worker starts hold the GPU lock
+# shared again (d1de615) and workers hand cached memory back after each request (89fd06c): the
+# next call checks both (no GPU-bound workload slowed beside a start; no out-of-memory).
 # env: RUNS (3), RUN_ARGS_3, SMOKE_TASKS.
-# Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus smoke.txt.
+# Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus smoke.txt and start-overlap*.txt.
 set -u
 cd "$(dirname "$0")/.."
 export K_T0=$(date +%s)  # DEADLINE_S counts from here
@@ -33,6 +35,14 @@ if [ "$rc" != 0 ] || [ "$ok" != "$want" ]; then
   echo "smoke run failed: not timing the suite"
   exit 1
 fi
-export RUN_ARGS_3="${RUN_ARGS_3--j 12}"
+export RUN_ARGS_3="${RUN_ARGS_3-}"
 SKIP_DRAWS=1 RUNS="${RUNS:-3}" TIMING_FIRST=1 TIMING_ARGS="--warmup-ms 2 --ci-budget-ms 40" \
   tune/h200_call_k.sh
+R=/tmp/kbx-timing-cache
+for ((i = 1; i <= ${RUNS:-3}; i++)); do
+  [ -f "$R/trace$i.json" ] && python3 tune/start_overlap.py "$R/trace$i.json" "$R/run$i" \
+    >/tmp/k/start-overlap$i.txt 2>&1 && head -n 4 /tmp/k/start-overlap$i.txt
+done
+for ((i = 1; i <= ${RUNS:-3}; i++)); do  # evaluations whose detail or perf note says out of memory
+  python3 -c "import sqlite3, sys; print(sys.argv[1], 'out of memory:', sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM evaluations WHERE detail LIKE '%out of memory%' OR perf_note LIKE '%out of memory%'\").fetchone()[0])" "$R/run$i/kbx.db"
+done 2>&1 | tee /tmp/k/out-of-memory.txt
