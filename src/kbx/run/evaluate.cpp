@@ -94,7 +94,6 @@ struct Evaluation {
   std::vector<std::unique_ptr<CandidateChannel>> later_rounds{};
   std::string later_rounds_note{};
 
-  /// The record's identity: which submission, session, device, task version and rules.
   /// Counts a wait for a shared GPU hold (behind timing runs, waiting or running) into the
   /// evaluation's queue time; with `--trace`, a wait of a millisecond or more is a "wait for a
   /// shared hold" span (the stages after it start late by that much).
@@ -107,6 +106,7 @@ struct Evaluation {
     }
   }
 
+  /// The record's identity: which submission, session, device, task version and rules.
   void identify(const std::string& submission_id) {
     rec.submission_id = submission_id;
     rec.session_id = ctx.session_id;
