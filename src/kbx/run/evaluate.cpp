@@ -98,10 +98,10 @@ struct Evaluation {
   /// evaluation's queue time; with `--trace`, a wait of a millisecond or more is a "wait for a
   /// shared hold" span (the stages after it start late by that much).
   void queued_shared(Clock::time_point waiting) {
-    auto now = Clock::now();
-    rec.time_queue_ms += std::chrono::duration<double, std::milli>(now - waiting).count();
-    if (ctx.options.trace != nullptr && now - waiting >= std::chrono::milliseconds(1)) {
-      ctx.options.trace->span("wait for a shared hold", "queue", waiting, now,
+    double waited_ms = ms_since(waiting);
+    rec.time_queue_ms += waited_ms;
+    if (ctx.options.trace != nullptr && waited_ms >= 1.0) {
+      ctx.options.trace->span("wait for a shared hold", "queue", waiting, Clock::now(),
                               Json{{"task", task.key}});
     }
   }

@@ -70,8 +70,8 @@ class ReferenceService {
   void forget(const suite::Task& task);
 
   /// Reference outputs for `calls` (perf rechecks: perf-sized calls with their own seeds),
-  /// computed now on a free output worker and never cached. One entry per call, in order; for exact-reference tasks each
-  /// entry also holds its working-precision output.
+  /// computed now on a free output worker and never cached. One entry per call, in order; for
+  /// exact-reference tasks each entry also holds its working-precision output.
   Result<CaseOutputs> fresh_outputs(const suite::Task& task, int gpu,
                                     const std::vector<suite::ResolvedCall>& calls);
 
