@@ -7,7 +7,8 @@ the gaps over --min-gap-s this sums, thread by thread, the time each other span 
 (worker starts, waits for the GPU, cases, rechecks, ...), and tabulates the pool's worker starts
 by how many others ran beside them (the driver serialises CUDA context creation, so a start
 takes longer the more run at once). Session 33 (an H200): 65.1 s of a 196.5 s run in 29 gaps
-over 1.5 s, worker starts 358 s thread-summed across them, 2.24 s a start.
+over 1.5 s, worker starts 358 s thread-summed across them, 2.24 s a start. Since session 36 a start
+holds the lock only around its CUDA context: the "start hold" spans, summed under the starts.
 
 usage: tune/trace_gaps.py TRACE.json [--min-gap-s 1.0]
 """
@@ -84,6 +85,11 @@ def main() -> int:
         if phases:
             print("  start phases (worker's account), median ms: " + ", ".join(
                 f"{n} {statistics.median(v):.0f}" for n, v in phases.items()))
+        held = [s["args"]["held_ms"] for s in starts if "held_ms" in s.get("args", {})]
+        if held:  # since session 36 a start holds the GPU lock only around its CUDA context
+            waits = [s["args"]["hold_wait_ms"] for s in starts if "hold_wait_ms" in s["args"]]
+            print(f"  under their shared hold: {sum(held) / 1e3:.1f} s, median {statistics.median(held):.0f} ms "
+                  f"a start; waits for the hold {sum(waits) / 1e3:.1f} s")
     return 0
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from . import compile_cache, env, inventory
 from .errors import WorkerError, error_object
-from .protocol import write_frame
+from .protocol import FrameReader, write_frame
 from .sandbox import SandboxConfig, confine
 from .worker import Worker
 
@@ -34,12 +34,15 @@ class WorkerConfig:
     log_path: str | None = None
     threads: int | None = None
     sandbox: SandboxConfig | None = None
+    # Ask kbx for the GPU lock, shared, around the CUDA context's creation (ContextHold).
+    context_hold: bool = False
 
     @classmethod
     def from_request(cls, header: dict) -> "WorkerConfig":
         config = cls(header.get("role"), header.get("device"), header.get("gpu"),
                      header.get("log_path"), header.get("threads"),
-                     SandboxConfig.from_request(header.get("sandbox")))
+                     SandboxConfig.from_request(header.get("sandbox")),
+                     header.get("context_hold", False))
         config.validate()
         return config
 
@@ -54,6 +57,8 @@ class WorkerConfig:
             raise _bad(f"threads must be a positive integer, got {self.threads!r}")
         if self.log_path is not None and not isinstance(self.log_path, str):
             raise _bad("log_path must be a string")
+        if not isinstance(self.context_hold, bool):
+            raise _bad(f"context_hold must be true or false, got {self.context_hold!r}")
 
 
 @dataclass
@@ -113,7 +118,8 @@ def serve(sock: socket.socket, config: WorkerConfig, launches: Callable[[], int]
             if "compile_cache" in confinement and confinement["compile_cache"].startswith("on"):
                 compile_cache.Client(config.sandbox.compile_cache, config.sandbox.inbox).install()
             phases["confine"] = (time.perf_counter() - mark) * 1e3
-        state = init_device(config, libraries, phases)
+        hold = ContextHold(sock) if config.context_hold else None
+        state = init_device(config, libraries, phases, hold)
     except BaseException as e:  # noqa: BLE001 - a failed start is reported, not raised
         _say_ready(sock, config, {"error": error_object(e)})
         return 1
@@ -147,11 +153,39 @@ def redirect_output(log_path: str | None) -> None:
     faulthandler.enable(file=sys.stderr)
 
 
+class ContextHold:
+    """The start's GPU hold, asked of kbx over the worker's socket before it says ready: `take`
+    writes {"op": "hold"} and waits for {"op": "held"} (kbx has taken the GPU lock shared: no
+    timing run is under way, and none starts until `give`); `give` writes {"op": "unhold"}.
+
+    Only the CUDA context's creation needs it: a context being created beside a timing run slows
+    large GPU-bound workloads' samples (session 35's suite runs; tune/start_phases.py), while the
+    kernel inventory's start, Triton's driver glue and a process's exit do not. Holding only
+    that part keeps the rest of a start (about a quarter of it) out of the timing runs' way."""
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    def take(self) -> None:
+        write_frame(self._sock, {"op": "hold"})
+        # Nothing else is in flight: kbx sends its first request only after `ready`.
+        frame = FrameReader(self._sock).read()
+        if frame is None or frame.op != "held":
+            raise _bad("expected 'held' from kbx, got "
+                       + (repr(frame.op) if frame is not None else "the socket closed"))
+
+    def give(self) -> None:
+        write_frame(self._sock, {"op": "unhold"})
+
+
 def init_device(config: WorkerConfig, libraries: Any = None,
-                phases: dict[str, float] | None = None) -> DeviceState:
+                phases: dict[str, float] | None = None,
+                hold: ContextHold | None = None) -> DeviceState:
     """Sets threads and, for CUDA, starts the kernel inventory, then makes the context and the
-    flush buffer (2x the L2 size). Into `phases` (ms): `cupti` (the inventory's start),
-    `cuda_context`, `flush_buffer` (allocated), `triton_driver`."""
+    flush buffer (2x the L2 size) under `hold` (when given), then loads Triton's driver glue.
+    Into `phases` (ms): `cupti` (the inventory's start), `hold_wait` (until kbx granted the hold),
+    `cuda_context`, `flush_buffer` (allocated), `triton_driver`. On the CPU there is no context:
+    the hold is taken and given back at once (the same frames, so the CPU path tests them)."""
     import torch
 
     phases = {} if phases is None else phases
@@ -170,12 +204,18 @@ def init_device(config: WorkerConfig, libraries: Any = None,
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     if config.device != "cuda":
+        if hold is not None:
+            hold.take()
+            hold.give()
         return DeviceState("cpu", env.describe_cpu(torch.get_num_threads()))
     if config.gpu is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = str(config.gpu)
     mark = time.perf_counter()
     recorder, status = inventory.start(libraries)
     phase("cupti")
+    if hold is not None:
+        hold.take()
+        phase("hold_wait")
     torch.cuda.init()
     torch.cuda.set_device(0)
     l2_bytes = env.l2_cache_bytes(torch.cuda.get_device_properties(0)) or _FALLBACK_L2_BYTES
@@ -185,6 +225,8 @@ def init_device(config: WorkerConfig, libraries: Any = None,
     # none), and every time request's spin-up zeroes the buffer before its first sample.
     flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda")
     phase("flush_buffer")
+    if hold is not None:
+        hold.give()
     _warm_triton_driver()
     torch.cuda.synchronize()
     phase("triton_driver")

@@ -93,6 +93,43 @@ def test_a_worker_told_to_exit_reports_exit_code_zero(zygote, tmp_path):
     worker.sock.close()
 
 
+def test_a_worker_asked_to_asks_for_the_gpu_hold_and_waits_for_it_before_ready(zygote, tmp_path):
+    # context_hold: the child writes "hold", waits for "held", then "unhold" and "ready" (on the
+    # CPU at once: no context to create, the same frames). Nothing comes before "held" is sent.
+    control, _, _ = zygote
+    worker, _ = fork(control, tmp_path / "w6.log", 6, context_hold=True)
+    assert worker.read().header == {"op": "hold"}
+    worker.sock.settimeout(0.3)
+    with pytest.raises(TimeoutError):
+        worker.sock.recv(1, socket.MSG_PEEK)
+    worker.sock.settimeout(None)
+    worker.send({"op": "held"})
+    assert worker.read().header == {"op": "unhold"}
+    assert worker.read().header["op"] == "ready"
+    worker.send({"op": "exit"})
+    assert control.read().header["op"] == "exited"
+    worker.sock.close()
+
+
+def test_a_worker_whose_hold_is_answered_wrongly_fails_its_start(zygote, tmp_path):
+    control, _, _ = zygote
+    worker, _ = fork(control, tmp_path / "w7.log", 7, context_hold=True)
+    assert worker.read().header == {"op": "hold"}
+    worker.send({"op": "load"})
+    ready = worker.read().header
+    assert ready["op"] == "ready" and ready["error"]["kind"] == "protocol_error"
+    assert "expected 'held'" in ready["error"]["message"]
+    assert control.read().header["op"] == "exited"
+    worker.sock.close()
+    ours, theirs = socket.socketpair()  # a context_hold that is not a boolean: refused
+    send_frame_with_fd(control.sock, {"op": "fork", "id": 8, "role": "candidate", "device": "cpu",
+                                      "context_hold": "yes"}, theirs.fileno())
+    theirs.close()
+    reply = control.read().header
+    assert reply["op"] == "error" and "context_hold" in reply["error"]["message"]
+    ours.close()
+
+
 def test_a_bad_fork_request_gets_an_error_and_the_zygote_goes_on(zygote, tmp_path):
     control, _, _ = zygote
     ours, theirs = socket.socketpair()

@@ -1431,10 +1431,10 @@ int run_cli(int argc, char** argv) {
   add_sampling_options(eval_cmd, e.sampling);
   eval_cmd
       ->add_option("--worker-start-hold", e.worker_start_hold,
-                   "shared: each candidate worker's start holds the GPU lock shared, so no timing "
-                   "run overlaps a CUDA context being created (it slowed large workloads' samples "
-                   "by up to 1.7x on an H100: docs/perf.md); none: starts take no hold (faster, "
-                   "noisier)")
+                   "shared: each candidate worker holds the GPU lock shared while it creates its "
+                   "CUDA context, so no timing run overlaps that (it slowed large workloads' samples "
+                   "by up to 1.7x on an H100: docs/perf.md); the rest of its start runs beside "
+                   "timing; none: starts take no hold (faster, noisier)")
       ->check(CLI::IsMember({"none", "shared"}))
       ->capture_default_str();
   eval_cmd

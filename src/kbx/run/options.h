@@ -87,7 +87,9 @@ struct RunOptions {
   /// GPU-bound workloads over 1 ms timed while starts ran beside them read 0.60-0.94x of their
   /// reference, none of the 100-174 timed without one; with held starts none of 174. Unheld starts
   /// save about 22 s of a cached suite run (session 34's test of small and compute-bound calls
-  /// had seen no disturbance). Not part of the identity.
+  /// had seen no disturbance). Session 36: every slowed workload had overlapped a start's
+  /// `cuda_context` phase, none of those beside only its Triton driver glue, so the hold covers
+  /// the context's creation alone (PoolConfig::start_hold). Not part of the identity.
   bool worker_start_hold = true;
   /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
   /// the default (kbx-compile-cache in the temporary folder), "off" for none.

@@ -12,18 +12,38 @@ Worker::Worker(int fd, int pid, WorkerSpec spec) : fd_(fd), pid_(pid), spec_(std
 
 Worker::~Worker() { kill(); }
 
-Reply Worker::wait_ready(Clock::time_point deadline) {
+Reply Worker::wait_ready(Clock::time_point deadline, const ContextHold* hold) {
   Reply r;
-  r.frame = read_frame(fd_, reader_, deadline, r.failure, r.error);
-  if (r.frame && r.frame->op() != "ready") {
-    r.error = "expected 'ready', got '" + r.frame->op() + "'";
-    r.failure = ReadFailure::protocol;
-    r.frame.reset();
-  }
-  if (r.frame) {
+  while (true) {
+    r.frame = read_frame(fd_, reader_, deadline, r.failure, r.error);
+    if (!r.frame) {
+      return r;
+    }
+    const std::string op = r.frame->op();
+    if (hold != nullptr && op == "hold") {
+      auto asked = Clock::now();
+      hold->take();
+      deadline += Clock::now() - asked;
+      if (!write_frame(fd_, Frame{Json{{"op", "held"}}, {}})) {
+        r.frame.reset();
+        r.failure = ReadFailure::closed;
+        return r;
+      }
+      continue;
+    }
+    if (hold != nullptr && op == "unhold") {
+      hold->give();
+      continue;
+    }
+    if (op != "ready") {
+      r.error = "expected 'ready', got '" + op + "'";
+      r.failure = ReadFailure::protocol;
+      r.frame.reset();
+      return r;
+    }
     ready_ = r.frame->header;
+    return r;
   }
-  return r;
 }
 
 Reply Worker::request(const Frame& frame, Clock::time_point deadline) {

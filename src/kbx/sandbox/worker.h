@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,17 @@ struct WorkerSpec {
   /// The fork request's `sandbox` object (docs/security.md): null runs the worker unconfined,
   /// which only the trusted reference worker is.
   Json sandbox;
+  /// The child asks for the GPU lock around its CUDA context's creation ("hold" / "unhold"
+  /// frames before "ready"; Worker::wait_ready answers them through a ContextHold).
+  bool context_hold = false;
+};
+
+/// How wait_ready answers a starting child's "hold" (take the GPU lock shared; may block; "held"
+/// is sent once it returns) and "unhold" (give it back). The caller owns the hold and gives it
+/// back itself if the start fails between the two.
+struct ContextHold {
+  std::function<void()> take;
+  std::function<void()> give;
 };
 
 /// The result of waiting for one frame: the frame, or why none came.
@@ -43,8 +55,11 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  /// Waits for the child's "ready" frame; keeps its device description.
-  Reply wait_ready(Clock::time_point deadline);
+  /// Waits for the child's "ready" frame; keeps its device description. With `hold`, answers the
+  /// child's "hold" and "unhold" frames on the way (WorkerSpec::context_hold); the time spent
+  /// waiting for the hold moves the deadline, since the child waits for kbx then. Without it,
+  /// such a frame is a protocol error.
+  Reply wait_ready(Clock::time_point deadline, const ContextHold* hold = nullptr);
   /// Sends a request and waits for its one reply.
   Reply request(const Frame& frame, Clock::time_point deadline);
   /// SIGKILLs the child's process group (it called setsid) and closes the socket.

@@ -17,9 +17,9 @@ constexpr int max_failures_in_a_row = 3;
 
 Json start_phases(const Json& ready) {
   // The worker's own names (python/kbx_worker/child.py serve, init_device), in start order.
-  static constexpr std::array<const char*, 7> known{"detach", "setup",        "confine",
-                                                    "cupti",  "cuda_context", "flush_buffer",
-                                                    "triton_driver"};
+  static constexpr std::array<const char*, 8> known{
+      "detach",       "setup",        "confine",      "cupti", "hold_wait",
+      "cuda_context", "flush_buffer", "triton_driver"};
   Json out = Json::object();
   if (!ready.is_object() || !ready.contains("phases_ms") || !ready["phases_ms"].is_object()) {
     return out;
@@ -65,9 +65,10 @@ std::filesystem::path WorkerPool::next_log_path() {
 }
 
 std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int gpu,
-                                                  std::string& failure) {
+                                                  std::string& failure, const ContextHold* hold) {
   WorkerSpec spec;
   spec.role = role;
+  spec.context_hold = hold != nullptr;
   spec.device = config_.device;
   spec.gpu = gpu;
   spec.threads = config_.threads;
@@ -90,7 +91,7 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
     failure = e.what();
     return nullptr;
   }
-  Reply r = worker->wait_ready(Clock::now() + config_.ready_timeout);
+  Reply r = worker->wait_ready(Clock::now() + config_.ready_timeout, hold);
   if (!r.ok() || r.frame->header.contains("error")) {
     std::string why = r.ok() ? r.frame->header["error"].value("message", "device init failed")
                              : (r.failure == ReadFailure::timeout ? "timed out" : "exited");
@@ -116,17 +117,35 @@ void WorkerPool::starter_loop(int gpu) {
     std::string failure;
     std::unique_ptr<Worker> worker;
     {
-      auto queued = Trace::Clock::now();
+      // The shared hold covers only the child's CUDA context (it asks for it once confined and
+      // its kernel inventory is on, and gives it back before loading Triton's driver glue).
       std::optional<SharedGpuHold> hold;
-      if (config_.start_hold) {
-        hold.emplace(*gpu_locks_.at(gpu));
-      }
+      Trace::Clock::time_point asked{};
+      Trace::Clock::time_point held{};
+      Trace::Clock::time_point released{};
+      ContextHold context_hold{[&] {
+                                 asked = Trace::Clock::now();
+                                 hold.emplace(*gpu_locks_.at(gpu));
+                                 held = Trace::Clock::now();
+                               },
+                               [&] {
+                                 hold.reset();
+                                 released = Trace::Clock::now();
+                               }};
       auto began = Trace::Clock::now();
-      worker = fork_and_wait("candidate", gpu, failure);
-      if (config_.trace != nullptr) {  // the shared hold a waiting timing run sits behind
-        Json args{{"gpu", gpu},
-                  {"queued_ms", std::chrono::duration<double, std::milli>(began - queued).count()},
-                  {"ok", worker != nullptr}};
+      worker = fork_and_wait("candidate", gpu, failure, config_.start_hold ? &context_hold : nullptr);
+      if (hold) {  // the start failed (or said ready) without giving the hold back
+        hold.reset();
+        released = Trace::Clock::now();
+      }
+      if (config_.trace != nullptr) {
+        Json args{{"gpu", gpu}, {"ok", worker != nullptr}};
+        if (held != Trace::Clock::time_point{}) {  // the shared hold a waiting timing run sits behind
+          auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+          args["hold_wait_ms"] = ms(held - asked);
+          args["held_ms"] = ms(released - held);
+          config_.trace->span("start hold", "pool", held, released, Json{{"gpu", gpu}});
+        }
         if (worker) {
           Json phases = start_phases(worker->ready_info());
           if (!phases.empty()) {

@@ -26,15 +26,18 @@ struct PoolConfig {
   /// waiting): every evaluation takes a fresh worker, so this bounds evaluations per second.
   int starters_per_gpu = 4;
   int threads = 1;                 ///< torch threads per worker
-  /// Whether a start holds the GPU lock shared (RunOptions::worker_start_hold, on by default).
+  /// Whether a start holds the GPU lock shared (RunOptions::worker_start_hold, on by default):
+  /// only while the child creates its CUDA context (WorkerSpec::context_hold), the part of a
+  /// start that slows a timing run beside it.
   bool start_hold = true;
   std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
   std::chrono::seconds ready_timeout{180};
   /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,
   /// sandbox_uid_base + a counter, when the object asks for one ("uid": true).
   Json sandbox;
-  /// `kbx eval --trace`: each candidate worker's start under its shared GPU hold is a "worker
-  /// start" span on its starter's lane (a timing run waits for it); null: none.
+  /// `kbx eval --trace`: each candidate worker's start is a "worker start" span on its starter's
+  /// lane, and the part under its shared GPU hold (which a timing run waits for) a "start hold"
+  /// span inside it; null: none.
   Trace* trace = nullptr;
 };
 
@@ -42,7 +45,7 @@ struct PoolConfig {
 constexpr int sandbox_uid_base = 2000000;
 
 /// The worker's account of its start from its "ready" header (`phases_ms`: detach, setup, confine,
-/// cupti, cuda_context, flush_buffer, triton_driver), for the trace's worker-start spans: only
+/// cupti, hold_wait, cuda_context, flush_buffer, triton_driver), for the trace's worker-start spans: only
 /// those names, each a finite time in ms; {} when there is none. Informative only.
 Json start_phases(const Json& ready);
 
@@ -79,7 +82,8 @@ class WorkerPool {
   };
 
   void starter_loop(int gpu);  // keeps the lane at spares_per_gpu ready workers
-  std::unique_ptr<Worker> fork_and_wait(const std::string& role, int gpu, std::string& failure);
+  std::unique_ptr<Worker> fork_and_wait(const std::string& role, int gpu, std::string& failure,
+                                        const ContextHold* hold = nullptr);
   std::filesystem::path next_log_path();
 
   Zygote& zygote_;

@@ -228,6 +228,9 @@ std::unique_ptr<Worker> Zygote::fork_worker(const WorkerSpec& spec) {
     if (!spec.sandbox.is_null()) {
       fork.header["sandbox"] = spec.sandbox;
     }
+    if (spec.context_hold) {
+      fork.header["context_hold"] = true;
+    }
     bool sent = write_frame(control_fd_, fork, sv[1]);
     close(sv[1]);
     if (!sent) {

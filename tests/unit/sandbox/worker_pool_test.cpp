@@ -12,9 +12,10 @@ namespace {
 TEST(StartPhases, KeepsTheWorkersOwnPhasesInStartOrder) {
   Json ready = Json::parse(R"({"op": "ready", "pid": 7, "warm_ms": 1200.5,
       "phases_ms": {"triton_driver": 80.0, "detach": 1.5, "cuda_context": 900.25, "setup": 3,
-                    "confine": 40.0, "cupti": 60.0, "flush_buffer": 12.0}})");
+                    "confine": 40.0, "cupti": 60.0, "flush_buffer": 12.0, "hold_wait": 0.5}})");
   Json phases = start_phases(ready);
-  ASSERT_EQ(phases.size(), 7U);
+  ASSERT_EQ(phases.size(), 8U);
+  EXPECT_EQ(phases["hold_wait"], 0.5);
   EXPECT_EQ(phases["cuda_context"], 900.25);
   EXPECT_EQ(phases["setup"], 3.0);
 }
