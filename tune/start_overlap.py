@@ -7,7 +7,9 @@ A GPU-bound workload: candidate median over --min-ms, host time under half of it
 samples hold host work spread for other reasons). The ratio is reference / candidate median, the
 self-check's speedup of one workload. Session 35 (two H100s, unheld starts): 8 of 74 and 9 of 56
 workloads timed beside a start under 0.95x, none of 100 and 115 timed without one; with starts
-held shared, none of 174 (docs/perf.md).
+held shared, none of 174 (docs/perf.md). Session 36 (unheld): 10 of 64 against 0 of 108, every
+slowed one beside a start's `cuda_context` phase; since then a start holds the lock only around its
+context, and the phases beside each workload are listed.
 
 usage: tune/start_overlap.py TRACE.json RUN_DIR_OR_DB [--min-ms 1] [--slow 0.95]
 """
@@ -33,6 +35,18 @@ def main() -> int:
     events = json.load(open(a.trace))["traceEvents"]
     spans = [e for e in events if e.get("ph") == "X"]
     starts = [(e["ts"], e["ts"] + e["dur"]) for e in spans if e["name"] == "worker start"]
+    # Each start's phases on the clock, from the worker's account (phases_ms, in start order),
+    # laid back to back so that the last ends with the span (the ready message's trip is short).
+    windows = []
+    for e in spans:
+        if e["name"] != "worker start":
+            continue
+        phases = e.get("args", {}).get("phases_ms") or {}
+        t = e["ts"] + e["dur"] - sum(phases.values()) * 1e3
+        windows.append(("fork", e["ts"], t))
+        for name, ms in phases.items():
+            windows.append((name, t, t + ms * 1e3))
+            t += ms * 1e3
     timings = [e for e in spans if e["name"] == "candidate timing"]
     workloads = [e for e in spans if e.get("cat") == "workload"
                  and e["name"].startswith("workload ") and e["dur"] > 0]
@@ -61,14 +75,29 @@ def main() -> int:
             continue
         begin, end = w["ts"], w["ts"] + w["dur"]
         beside = sum(1 for s0, s1 in starts if s0 < end and s1 > begin)
-        split[beside > 0].append((round(ratio, 3), key[0], key[1], beside))
+        phases = sorted({n for n, s0, s1 in windows if s0 < end and s1 > begin})
+        split[beside > 0].append((round(ratio, 3), key[0], key[1], beside, phases))
     for beside in (False, True):
         rows_ = split[beside]
         slow = sorted(x for x in rows_ if x[0] < a.slow)
         print(f"{'starts beside' if beside else 'no start beside'}: {len(rows_)} GPU-bound "
               f"workloads, {len(slow)} under {a.slow}x")
-        for ratio, task, index, n in slow:
-            print(f"  {ratio:.3f}x  {task} workload {index} ({n} starts beside)")
+        for ratio, task, index, n, phases in slow:
+            print(f"  {ratio:.3f}x  {task} workload {index} ({n} starts beside: "
+                  f"{', '.join(phases) or 'no phases'})")
+    # Session 36: every slowed workload had overlapped a start's cuda_context phase; those beside
+    # only other phases (Triton's driver glue above all) were not slowed.
+    by_phase: dict[str, list[int]] = {}
+    for ratio, _, _, _, phases in split[True]:
+        for name in phases:
+            by_phase.setdefault(name, [0, 0])[0] += 1
+            by_phase[name][1] += ratio < a.slow
+    if by_phase:
+        print("by the start phase beside them: " + ", ".join(
+            f"{name} {slow} of {n} slow" for name, (n, slow) in sorted(by_phase.items())))
+        other = [r for r, _, _, _, phases in split[True] if "cuda_context" not in phases]
+        print(f"beside starts but no cuda_context phase: {len(other)} workloads, "
+              f"{sum(r < a.slow for r in other)} under {a.slow}x")
     return 0
 
 
