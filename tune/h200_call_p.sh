@@ -13,6 +13,13 @@
 # 12 jobs no faster and out of memory in three cases. Since then worker starts hold the GPU lock
 # shared again (d1de615) and workers hand cached memory back after each request (89fd06c): the
 # next call checks both (no GPU-bound workload slowed beside a start; no out-of-memory).
+# Session 36 ran it twice at a30326b on H100s (held starts: 299.5 / 186.1 / 182.7 s, no
+# out-of-memory; RUNS=2 RUN_ARGS_2="--worker-start-hold none": 311.8 / 169.7 s, 10 of 64
+# workloads beside starts slowed, every one beside a start's cuda_context phase). Since 784a995 a
+# start holds the lock only around its CUDA context: the next call checks that workloads timed
+# beside the rest of a start (start-overlapN.txt's "starts beside", now by phase) stay at 0 slowed,
+# and what the shorter holds save (gapsN.txt's "under their shared hold"; session 36's replay:
+# 170 -> 160 s).
 # env: RUNS (3), RUN_ARGS_3, SMOKE_TASKS.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus smoke.txt and start-overlap*.txt.
 set -u
