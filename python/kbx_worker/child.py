@@ -159,9 +159,10 @@ class ContextHold:
     timing run is under way, and none starts until `give`); `give` writes {"op": "unhold"}.
 
     Only the CUDA context's creation needs it: a context being created beside a timing run slows
-    large GPU-bound workloads' samples (session 35's suite runs; tune/start_phases.py), while the
-    kernel inventory's start, Triton's driver glue and a process's exit do not. Holding only
-    that part keeps the rest of a start (about a quarter of it) out of the timing runs' way."""
+    large GPU-bound workloads' samples (sessions 35 and 36's suite runs; tune/start_overlap.py,
+    tune/start_phases.py), while the kernel inventory's start, Triton's driver glue and a
+    process's exit do not. Holding only that part keeps the rest of a start (about a fifth of it
+    on session 36's H100) out of the timing runs' way."""
 
     def __init__(self, sock: socket.socket):
         self._sock = sock
