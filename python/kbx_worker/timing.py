@@ -68,7 +68,7 @@ def median_ci_rel(samples: list[float]) -> float:
 class Settings:
     """The `settings` of a time request; missing fields take these defaults."""
 
-    warmup_ms: float = 5.0
+    warmup_ms: float = 2.0
     warmup_min_calls: int = 2
     min_samples: int = 10
     max_samples: int = 100
@@ -77,7 +77,7 @@ class Settings:
     # of the median is within ci_target of it (relative half-width), the workload's sampling has
     # taken ci_budget_ms of wall time, or ci_max_samples are taken. ci_target 0: the plan only.
     ci_target: float = 0.01
-    ci_budget_ms: float = 60.0
+    ci_budget_ms: float = 40.0
     ci_max_samples: int = 2000
     flush_l2: bool = True
     spin_up_ms: float = 50.0

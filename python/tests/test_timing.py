@@ -132,7 +132,7 @@ def test_median_interval_matches_the_order_statistics():
 
 def test_adaptive_settings_are_checked():
     settings = timing.Settings.from_request({})
-    assert settings.ci_target == 0.01 and settings.ci_budget_ms == 60.0
+    assert settings.ci_target == 0.01 and settings.ci_budget_ms == 40.0
     assert settings.ci_max_samples == 2000
     for raw in [{"ci_max_samples": 50}, {"ci_max_samples": 10**6}, {"ci_target": -1}]:
         with pytest.raises(WorkerError):

@@ -15,9 +15,12 @@
 
 namespace kbx::run {
 
-/// Timing settings sent with each `time` request (docs/worker-protocol.md).
+/// Timing settings sent with each `time` request (docs/worker-protocol.md). warmup_ms and
+/// ci_budget_ms are what every suite measurement since session 29 used (`--warmup-ms 2
+/// --ci-budget-ms 40`; docs/perf.md), so a run with the defaults gets the measured speed and
+/// repeatability; until session 36 the defaults were 5 and 60 ms.
 struct TimingSettings {
-  double warmup_ms = 5;
+  double warmup_ms = 2;
   int warmup_min_calls = 2;
   int min_samples = 10;
   int max_samples = 100;
@@ -26,7 +29,7 @@ struct TimingSettings {
   /// samples until the median's 95% interval is within ci_target of it, ci_budget_ms of wall
   /// time per workload are spent, or ci_max_samples are taken. 0 turns it off.
   double ci_target = stats::kMedianCiTarget;
-  double ci_budget_ms = 60;
+  double ci_budget_ms = 40;
   int ci_max_samples = 2000;
   bool flush_l2 = true;
   double spin_up_ms = 50;  ///< GPU kept busy before the first workload, so clocks leave idle
