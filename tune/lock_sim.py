@@ -12,8 +12,10 @@ measured; --no-ref-hold (cached outputs read without a GPU hold) below.
 Session 33 (run 2's H200 trace, 196.5 s measured, 65 s of it in gaps behind bursts of worker
 starts): --starters N models the pool's starts (each under a shared hold, its length by how many
 run at once), --start-unheld starts that take no hold.
+Session 36 (call A's run 2, an H100, 175.3 s measured): --starters 8 --start-s 2.0 170.4 s; with
+--unheld-s 0.15,0.35 (starts hold only their CUDA context, 784a995) 162.4 s; unheld 133.0 s.
 usage: tune/lock_sim.py TRACE.json [--jobs 8] [--ref-scale 1] [--recheck-scale 1] [--no-ref-hold]
-       [--starters N [--start-s S] [--start-unheld]]"""
+       [--starters N [--start-s S] [--start-unheld | --unheld-s BEFORE,AFTER]]"""
 
 from __future__ import annotations
 
@@ -51,12 +53,15 @@ START_S = (1.15, 1.15, 1.43, 1.34, 1.57, 1.95, 2.04, 2.38, 2.42)
 
 def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: float = 1.0,
            ref_hold: bool = True, starters: int = 0, start_s: float | None = None,
-           start_hold: bool = True) -> float:
+           start_hold: bool = True, unheld_s: tuple[float, float] = (0.0, 0.0)) -> float:
     """The span of running `subs` in order on `jobs` threads under the GPU lock's rule; without
     `ref_hold` the reference outputs take no GPU hold (read from the cache). With `starters`,
     each submission first takes a ready worker from a pool that `starters` threads keep at `jobs`
     ready, each start lasting `start_s` (default START_S at `starters` at once) under a shared
-    hold (without `start_hold`: none)."""
+    hold (without `start_hold`: none). `unheld_s` (before, after): the parts of each start outside
+    its hold (since session 36 a start holds the lock only around its CUDA context; the fork,
+    confinement and kernel inventory before it, Triton's driver glue after), the held part being
+    what is left of `start_s`."""
     queue = list(subs)
     plans: list[list] = [[] for _ in range(jobs)]
     current: list = [None] * jobs
@@ -67,6 +72,9 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
     start_dur = start_s if start_s is not None else START_S[min(starters, len(START_S) - 1)]
     ready = jobs if starters else 0  # the pool is full when the candidates begin
     starting: set[int] = set()  # starter ids (jobs + k) under way
+    # a start's parts: (hold?, seconds); the held one waits for the lock like any shared hold
+    start_parts = [(False, unheld_s[0]), (True, max(0.0, start_dur - sum(unheld_s))), (False, unheld_s[1])]
+    start_part: dict[int, int] = {}  # starter id -> index of the part it is in (or waits for)
     needs_worker = [bool(starters)] * jobs
 
     def advance(i: int) -> None:
@@ -90,12 +98,18 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
                                     for i, c in enumerate(current))
             for k in range(starters):  # a starter begins when the pool wants one more
                 sid = jobs + k
-                if sid in running or ready + len(starting) >= jobs:
+                if sid in running:
                     continue
-                if not start_hold or (exclusive is None and not waiting_exclusive):
-                    running[sid] = now + start_dur
+                if sid not in starting:
+                    if ready + len(starting) >= jobs:
+                        continue
                     starting.add(sid)
-                    if start_hold:
+                    start_part[sid] = 0
+                held, dur = start_parts[start_part[sid]]
+                held = held and start_hold
+                if not held or (exclusive is None and not waiting_exclusive):
+                    running[sid] = now + dur
+                    if held:
                         shared.add(sid)
                     admitted = True
             for i, c in enumerate(current):
@@ -123,8 +137,10 @@ def replay(subs: list[dict], jobs: int, ref_scale: float = 1.0, recheck_scale: f
         now = running.pop(i)
         shared.discard(i)
         if i in starting:
-            starting.discard(i)
-            ready += 1
+            start_part[i] += 1
+            if start_part[i] == len(start_parts):
+                starting.discard(i)
+                ready += 1
             continue
         exclusive = None if exclusive == i else exclusive
         advance(i)
@@ -144,14 +160,19 @@ def main() -> None:
                     help="a start's seconds (default: session 33's by how many run at once)")
     ap.add_argument("--start-unheld", action="store_true",
                     help="worker starts without a GPU hold")
+    ap.add_argument("--unheld-s", default="0,0",
+                    help="BEFORE,AFTER: seconds of each start outside its hold (session 36's starts "
+                         "hold only their CUDA context: about 0.15,0.35 on an H100)")
     a = ap.parse_args()
     subs = candidates(a.trace)
     total = {k: sum(s[k] for s in subs) for k in "RCXKQ"}
     print(f"{len(subs)} candidates; thread-summed: reference outputs {total['R']:.1f} s, load and "
           f"cases {total['C']:.1f} s, timing {total['X']:.1f} s, recheck {total['K']:.1f} s")
     span = replay(subs, a.jobs, a.ref_scale, a.recheck_scale, not a.no_ref_hold, a.starters,
-                  a.start_s, not a.start_unheld)
+                  a.start_s, not a.start_unheld,
+                  tuple(float(x) for x in a.unheld_s.split(",")))
     starts = (f", {a.starters} starters{' without a hold' if a.start_unheld else ''}"
+              f"{', unheld ' + a.unheld_s + ' s' if a.unheld_s != '0,0' else ''}"
               if a.starters else "")
     print(f"replayed span: {span:.1f} s ({a.jobs} threads, reference outputs x{a.ref_scale}"
           f"{' without a GPU hold' if a.no_ref_hold else ''}, recheck x{a.recheck_scale}{starts})")
