@@ -1432,9 +1432,9 @@ int run_cli(int argc, char** argv) {
   eval_cmd
       ->add_option("--worker-start-hold", e.worker_start_hold,
                    "shared: each candidate worker holds the GPU lock shared while it creates its "
-                   "CUDA context, so no timing run overlaps that (it slowed large workloads' samples "
-                   "by up to 1.7x on an H100: docs/perf.md); the rest of its start runs beside "
-                   "timing; none: starts take no hold (faster, noisier)")
+                   "CUDA context, so no timing run overlaps that (it slowed large workloads' "
+                   "samples by up to 1.7x on an H100: docs/perf.md); the rest of its start runs "
+                   "beside timing; none: starts take no hold (faster, noisier)")
       ->check(CLI::IsMember({"none", "shared"}))
       ->capture_default_str();
   eval_cmd

@@ -133,14 +133,14 @@ void WorkerPool::starter_loop(int gpu) {
                                  released = Trace::Clock::now();
                                }};
       auto began = Trace::Clock::now();
-      worker = fork_and_wait("candidate", gpu, failure, config_.start_hold ? &context_hold : nullptr);
+      worker = fork_and_wait("candidate", gpu, failure,
+                             config_.start_hold ? &context_hold : nullptr);
       if (hold) {  // the start failed (or said ready) without giving the hold back
-        hold.reset();
-        released = Trace::Clock::now();
+        context_hold.give();
       }
       if (config_.trace != nullptr) {
         Json args{{"gpu", gpu}, {"ok", worker != nullptr}};
-        if (held != Trace::Clock::time_point{}) {  // the shared hold a waiting timing run sits behind
+        if (held != Trace::Clock::time_point{}) {  // the hold a waiting timing run sits behind
           auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
           args["hold_wait_ms"] = ms(held - asked);
           args["held_ms"] = ms(released - held);

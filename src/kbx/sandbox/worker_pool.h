@@ -45,7 +45,8 @@ struct PoolConfig {
 constexpr int sandbox_uid_base = 2000000;
 
 /// The worker's account of its start from its "ready" header (`phases_ms`: detach, setup, confine,
-/// cupti, hold_wait, cuda_context, flush_buffer, triton_driver), for the trace's worker-start spans: only
+/// cupti, hold_wait, cuda_context, flush_buffer, triton_driver), for the trace's worker-start
+/// spans: only
 /// those names, each a finite time in ms; {} when there is none. Informative only.
 Json start_phases(const Json& ready);
 

@@ -37,7 +37,8 @@ TEST(WorkerWaitReady, AnswersTheChildsHoldAndGivesItBackBeforeReady) {
     FrameReader reader;
     ReadFailure failure{};
     std::string error;
-    auto held = read_frame(p.theirs, reader, Clock::now() + std::chrono::seconds(10), failure, error);
+    auto held =
+        read_frame(p.theirs, reader, Clock::now() + std::chrono::seconds(10), failure, error);
     ASSERT_TRUE(held.has_value()) << error;
     EXPECT_EQ(held->op(), "held");
     log.push_back("held read");
