@@ -51,7 +51,15 @@ def describe_cuda(gpu: int) -> dict:
         "driver": nvidia_driver_version(),
         "torch_cuda": torch.version.cuda,
         "uuid": str(getattr(props, "uuid", "") or ""),
+        # The hardware queues the context got (kbx eval --cuda-connections; None: the driver's
+        # default of 8). Reported so the reference timings' cache keys and the store hold it.
+        "max_connections": _max_connections(),
     }
+
+
+def _max_connections() -> int | None:
+    value = os.environ.get("CUDA_DEVICE_MAX_CONNECTIONS", "")
+    return int(value) if value.strip().isdigit() else None
 
 
 def describe_cpu(threads: int) -> dict:

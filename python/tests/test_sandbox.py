@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
+import support
 from kbx_worker import sandbox
 
 
@@ -50,3 +53,24 @@ def test_the_copy_stops_at_the_total_cap(tmp_path, monkeypatch):
         (tmp_path / f"k{i}").write_bytes(bytes(4))
     monkeypatch.setattr(sandbox, "KERNEL_CACHE_MAX_BYTES", 10)
     assert [name for name, _ in sandbox.read_kernel_cache(str(tmp_path))] == ["k0", "k1"]
+
+
+def test_the_cuda_connections_survive_the_scrub_and_are_reported(tmp_path):
+    # kbx sets CUDA_DEVICE_MAX_CONNECTIONS for every worker (kbx eval --cuda-connections); the
+    # sandbox scrubs the environment before the CUDA context exists, so the setting must survive
+    # that scrub to take effect, and the device description reports it (the timing cache's key).
+    script = ("import os\n"
+              "from kbx_worker import env, sandbox\n"
+              "os.environ['KBX_TOKEN'] = 'secret'\n"
+              "sandbox._scrub_environment(os.environ['H'], os.environ['S'])\n"
+              "print(os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS'), env._max_connections(),\n"
+              "      'KBX_TOKEN' in os.environ)\n")
+    run_env = support.worker_env()
+    run_env.update({"CUDA_DEVICE_MAX_CONNECTIONS": "1", "H": str(tmp_path), "S": str(tmp_path)})
+    out = subprocess.run([sys.executable, "-c", script], env=run_env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["1", "1", "False"]
+    del run_env["CUDA_DEVICE_MAX_CONNECTIONS"]
+    out = subprocess.run([sys.executable, "-c", script], env=run_env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["None", "None", "False"]

@@ -204,6 +204,7 @@ struct SamplingArgs {
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
   std::string timing_cpus = "spread";  ///< --timing-cpus any|fast|spread|LIST
+  int cuda_connections = run::RunOptions{}.cuda_connections;  ///< --cuda-connections N
 
   void apply(run::TimingSettings& t) const {
     t.ci_target = ci_target;
@@ -243,6 +244,13 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
                   "is timed: 'spread' runs each sample of a call that includes host work on the "
                   "next of its CPUs; 'any' where the system puts it; 'fast' measures the CPUs it "
                   "may use and runs on the fastest; a list like 0-3 pins it to those")
+      ->capture_default_str();
+  cmd->add_option("--cuda-connections", s.cuda_connections,
+                  "CUDA_DEVICE_MAX_CONNECTIONS for every worker: the hardware queues each CUDA "
+                  "context gets (the driver's default is 8). 1 halves what creating contexts "
+                  "side by side costs, the part of a worker's start no timing may overlap; a "
+                  "process's streams then share one queue. 0: as kbx's environment has it")
+      ->check(CLI::Range(0, 32))
       ->capture_default_str();
 }
 
@@ -417,6 +425,7 @@ run::RunOptions eval_options(const EvalArgs& a, const std::vector<std::string>& 
   o.baselines = baselines.value();
   o.timing.do_bench = a.do_bench;
   a.sampling.apply(o.timing);
+  o.cuda_connections = a.sampling.cuda_connections;
   apply_timing_cpus(a.sampling.timing_cpus, o);
   o.timing.graph = a.graph;
   o.timing.graph_max_ms = a.graph_max_ms;

@@ -83,6 +83,9 @@ Json RunOptions::identity() const {
   if (timing.graph) {  // graph figures beside eager: a resume may not add or drop them
     j["graph_max_ms"] = timing.graph_max_ms;
   }
+  if (device == "cuda" && perf && cuda_connections != 0) {  // timed with that many hardware
+    j["cuda_connections"] = cuda_connections;  // queues: a resume keeps the same
+  }
   if (shard.active()) {  // a shard's split depends on the selection and the suite's tasks
     j["shard"] = shard.label();
     j["tasks"] = tasks_pattern;

@@ -94,6 +94,15 @@ struct RunOptions {
   /// `cuda_context` phase, none of those beside only its Triton driver glue, so the hold covers
   /// the context's creation alone (PoolConfig::start_hold). Not part of the identity.
   bool worker_start_hold = true;
+  /// `kbx eval --cuda-connections N`: CUDA_DEVICE_MAX_CONNECTIONS for every worker on CUDA (the
+  /// hardware work queues a context gets; the driver's default is 8), 0 to leave it as kbx's own
+  /// environment has it. 1 makes a context cheaper to create: on session 37's H100, 246 ms
+  /// alone instead of 303, and bursts of 8 at once 549 ms a context's creation instead of 1,107,
+  /// which is the part of a worker's start the driver serialises and no timing run may overlap
+  /// (PoolConfig::start_hold). A process's streams then share one queue: work on a side stream
+  /// no longer runs concurrently with the default stream's. Part of the identity on CUDA with
+  /// perf, and of the reference timings' cache key (the worker reports it in its device).
+  int cuda_connections = 1;
   /// The compile cache candidates share on CUDA (python/kbx_worker/compile_cache.py): empty for
   /// the default (kbx-compile-cache in the temporary folder), "off" for none.
   std::filesystem::path compile_cache;

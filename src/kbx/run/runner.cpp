@@ -81,6 +81,16 @@ void check_identity(store::Database& db, const RunOptions& options, const suite:
                 "--timing-cpus any, or use another -o folder",
                 options.out_dir.string());
   }
+  if (have->contains("cuda_connections") && !want.contains("cuda_connections")) {
+    want["cuda_connections"] = 0;  // as kbx's environment has it: refused below
+  }
+  if (want.contains("cuda_connections") && !have->contains("cuda_connections")) {
+    throw Error(ErrorKind::usage,
+                "'{}' holds a run timed with the CUDA connections kbx's environment set (kbx "
+                "before --cuda-connections, or --cuda-connections 0); resume it with "
+                "--cuda-connections 0, or use another -o folder",
+                options.out_dir.string());
+  }
   for (const auto& [key, value] : want.items()) {
     if (key == "rules" && !have->contains(key) && value == "kbx") {
       continue;  // a run made before rule sets existed used kbx's rules

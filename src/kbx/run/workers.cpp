@@ -47,6 +47,9 @@ Workers::Workers(const RunOptions& options, store::Database& db, std::int64_t se
     zc.env.emplace_back("TRITON_INTERPRET", "1");
   }
   zc.env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+  if (options_.device == "cuda" && options_.cuda_connections > 0) {
+    zc.env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(options_.cuda_connections));
+  }
   compile_cache_ = make_compile_cache_root();
   if (!compile_cache_.empty()) {
     // The zygote mounts a size-limited tmpfs there for the workers' claims (sandbox.py).

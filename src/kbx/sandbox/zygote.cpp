@@ -29,7 +29,7 @@ bool inherited(const std::string& name) {
       "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "LD_LIBRARY_PATH",
       "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
       "XDG_CACHE_HOME", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-      "CUDA_MODULE_LOADING"};
+      "CUDA_MODULE_LOADING", "CUDA_DEVICE_MAX_CONNECTIONS"};
   static const std::vector<std::string> prefixes{"TRITON_", "TORCH_", "NVIDIA_", "CUBLAS_",
                                                  "CUDNN_", "NCCL_", "PYTORCH_"};
   if (names.count(name) != 0) {

@@ -163,6 +163,42 @@ TEST(CheckIdentity, AResumeKeepsHowSamplesWereSpreadOverTheCpus) {
   expect_refused(*pinned_db, spread, suite, "repeat the original options");
 }
 
+TEST(RunOptionsIdentity, HoldsTheCudaConnectionsWhereSomethingIsTimedOnAGpu) {
+  RunOptions o;
+  EXPECT_EQ(o.cuda_connections, 1);  // session 37: half the cost of contexts made side by side
+  EXPECT_FALSE(o.identity().contains("cuda_connections"));  // the CPU: an old run resumes
+  o.device = "cuda";
+  EXPECT_EQ(o.identity()["cuda_connections"], 1);
+  o.perf = false;
+  EXPECT_FALSE(o.identity().contains("cuda_connections"));
+  o.perf = true;
+  o.cuda_connections = 0;  // as kbx's environment has it: what kbx did before the option
+  EXPECT_FALSE(o.identity().contains("cuda_connections"));
+}
+
+TEST(CheckIdentity, AResumeKeepsTheCudaConnections) {
+  ScopedTempDir dir;
+  suite::Suite suite;
+  RunOptions one;
+  one.device = "cuda";
+  one.out_dir = dir.path();
+  RunOptions inherited = one;
+  inherited.cuda_connections = 0;
+  RunOptions eight = one;
+  eight.cuda_connections = 8;
+  {  // a run timed before the option (or with 0): the message says how to resume it
+    auto db = store::Database::open(dir.path() / "old.db");
+    check_identity(*db, inherited, suite);
+    expect_refused(*db, one, suite, "--cuda-connections 0");
+    check_identity(*db, inherited, suite);
+  }
+  auto db = store::Database::open(dir.path() / "one.db");
+  check_identity(*db, one, suite);
+  check_identity(*db, one, suite);
+  expect_refused(*db, eight, suite, "cuda_connections=1");
+  expect_refused(*db, inherited, suite, "repeat the original options");
+}
+
 TEST(CheckIdentity, AResumeMayNeitherAddNorDropGraphMode) {
   ScopedTempDir dir;
   suite::Suite suite;
