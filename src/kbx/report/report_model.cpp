@@ -18,8 +18,7 @@ bool is_host_synchronising(const store::TimingRecord& timing) {
     return false;
   }
   double median_ms = stats::summarize(timing.samples_ms).median;
-  double busy_ms = *timing.kernel_busy_ms;
-  return std::isfinite(median_ms) && busy_ms < 0.5 * median_ms && median_ms - busy_ms > 0.05;
+  return stats::host_synchronising(median_ms, *timing.kernel_busy_ms);
 }
 
 namespace {

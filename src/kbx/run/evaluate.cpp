@@ -87,6 +87,7 @@ struct Evaluation {
   store::EvaluationRecord rec;
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
   bool reference_for_submission = false;
+  bool host_quiet = false;  // timed with worker starts held off the host (QuietStarts)
   int handle = 0;
   /// Fresh workers for the later rounds of --reference-timing interleaved, taken before the
   /// exclusive hold: the pool starts workers under a shared hold, so one asked for inside the
@@ -583,8 +584,12 @@ struct Evaluation {
       recheck = time_exclusively();
       rec.time_perf_ms = ms_since(start);
       if (ctx.options.trace != nullptr) {
+        Json args{{"submission", rec.submission_id}};
+        if (host_quiet) {
+          args["host_quiet"] = true;
+        }
         ctx.options.trace->span_on("exclusive " + ctx.device_label, task.key, "exclusive", start,
-                                   Clock::now(), Json{{"submission", rec.submission_id}});
+                                   Clock::now(), std::move(args));
       }
     }
     if (recheck) {
@@ -640,6 +645,13 @@ struct Evaluation {
                          ref_start, Clock::now(), ref.value());
     }
     rec.reference_session_id = ctx.session_id;
+    // A task whose reference holds the host's share in some workload: the candidate is timed
+    // with worker starts held off the host, as that reference was (ReferenceService::timings).
+    std::shared_ptr<void> quiet;
+    if (ctx.quiet_host && any_host_synchronising(ref.value())) {
+      quiet = ctx.quiet_host();
+      host_quiet = true;
+    }
     time_candidate(ref.value());
     return rec.perf_ok;
   }
@@ -1113,6 +1125,9 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   ServiceReferences references(ctx.references, ctx.gpu);
   JudgeContext judge{ctx.options, references, ctx.gpu_lock, ctx.session_id, ctx.device_label,
                      ctx.live};
+  judge.quiet_host = [&ctx]() -> std::shared_ptr<void> {
+    return std::make_shared<sandbox::WorkerPool::QuietStarts>(ctx.pool.quiet_starts());
+  };
   judge.fresh_candidate = [&ctx]() -> std::unique_ptr<CandidateChannel> {
     return std::make_unique<PooledCandidate>(ctx.pool.acquire(ctx.gpu), ctx.zygote);
   };

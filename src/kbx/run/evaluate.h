@@ -77,6 +77,11 @@ struct JudgeContext {
   /// A fresh candidate worker for the later rounds of `--reference-timing interleaved` (each
   /// round's candidate is a new process); without it such a run times one round, as adjacent.
   std::function<std::unique_ptr<CandidateChannel>()> fresh_candidate{};
+  /// Keeps worker starts off the host until the returned token is dropped
+  /// (sandbox::WorkerPool::quiet_starts): taken around the candidate's timing when the task's
+  /// reference has a host-synchronising workload (`--reference-timing session` and `cached`,
+  /// where the reference was timed so too); without it the candidate is timed as it comes.
+  std::function<std::shared_ptr<void>()> quiet_host{};
 };
 
 struct EvaluationResult {

@@ -54,6 +54,11 @@ std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const s
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
 /// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
 /// (shared for outputs, exclusive for timings).
+/// Whether any timed workload of `timings` is host-synchronising (stats::host_synchronising on
+/// its samples' median and kernel busy time): its samples hold the host's share, so they are
+/// timed with worker starts kept off the host (WorkerPool::QuietStarts).
+bool any_host_synchronising(const std::vector<store::TimingRecord>& timings);
+
 class ReferenceService {
  public:
   /// `triton_version` joins the timing cache's key of the compile baseline (inductor's kernels
@@ -99,6 +104,12 @@ class ReferenceService {
   int timings_from_cache() {
     std::lock_guard<std::mutex> lock(mutex_);
     return timings_from_cache_;
+  }
+  /// How many tasks' reference timings were taken again with worker starts held off the host
+  /// (a host-synchronising workload: timings()).
+  int timings_taken_quiet() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return timings_taken_quiet_;
   }
 
   /// The reference worker's device description on `gpu` (starts the worker if needed).
@@ -171,6 +182,7 @@ class ReferenceService {
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu[|baseline]
   std::map<std::string, Error> timing_errors_;                          // key@gpu[|baseline]
   int timings_from_cache_ = 0;
+  int timings_taken_quiet_ = 0;
 };
 
 }  // namespace kbx::run

@@ -242,6 +242,12 @@ class Session {
                                       tasks.size() * options_.gpus.size() * baselines,
                                       (options_.cache_dir / "timings").string()));
     }
+    if (int quiet = workers_->references().timings_taken_quiet(); quiet > 0) {
+      progress_.on_status(fmt::format(
+          "reference timings: {} taken again with worker starts held off the host (their calls "
+          "wait for the host)",
+          quiet));
+    }
   }
 
   void time_references_on(const std::vector<const suite::Task*>& tasks, int gpu, bool eager,

@@ -32,4 +32,56 @@ LiveCandidates::Freeze::~Freeze() {
   }
 }
 
+void StartingWorkers::add(int pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pids_.insert(pid);
+  if (depth_ > 0) {  // started while the host is kept quiet: it waits like the others
+    stop(pid);
+  }
+}
+
+void StartingWorkers::remove(int pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pids_.erase(pid);
+}
+
+void StartingWorkers::stop(int pid) {
+  if (pid <= 0) {
+    return;
+  }
+  bool group = kill(-pid, SIGSTOP) == 0;  // its group once it has called setsid
+  if (kill(pid, SIGSTOP) == 0 || group) {
+    stopped_.insert(pid);
+  }
+}
+
+StartingWorkers::Quiet StartingWorkers::quiet() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (depth_++ == 0) {
+    for (int pid : pids_) {
+      stop(pid);
+    }
+  }
+  return Quiet(this);
+}
+
+std::size_t StartingWorkers::stopped() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopped_.size();
+}
+
+StartingWorkers::Quiet::~Quiet() {
+  if (owner_ == nullptr) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(owner_->mutex_);
+  if (--owner_->depth_ == 0) {
+    for (int pid : owner_->stopped_) {
+      kill(-pid, SIGCONT);
+      kill(pid, SIGCONT);
+    }
+    owner_->stopped_.clear();
+  }
+}
+
 }  // namespace kbx::sandbox

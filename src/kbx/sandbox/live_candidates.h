@@ -1,4 +1,5 @@
 // LiveCandidates: the candidate processes alive in a run, frozen while another one is timed.
+// StartingWorkers: the worker processes being started, stopped while a host-bound call is timed.
 #pragma once
 
 #include <mutex>
@@ -38,6 +39,38 @@ class LiveCandidates {
  private:
   std::mutex mutex_;
   std::set<int> pids_;
+};
+
+/// Worker processes under way from fork to ready (any role). While a Quiet lives they are
+/// stopped (SIGSTOP to the process and to its group: a child calls setsid early in its start),
+/// and so is any added meanwhile; the last Quiet to end resumes them all. Thread-safe.
+class StartingWorkers {
+ public:
+  void add(int pid);
+  void remove(int pid);
+
+  class Quiet {
+   public:
+    explicit Quiet(StartingWorkers* owner) : owner_(owner) {}
+    ~Quiet();
+    Quiet(Quiet&& other) noexcept : owner_(other.owner_) { other.owner_ = nullptr; }
+    Quiet& operator=(Quiet&&) = delete;
+    Quiet(const Quiet&) = delete;
+    Quiet& operator=(const Quiet&) = delete;
+
+   private:
+    StartingWorkers* owner_;
+  };
+  [[nodiscard]] Quiet quiet();
+  /// The processes the Quiets alive now have stopped.
+  [[nodiscard]] std::size_t stopped();
+
+ private:
+  void stop(int pid);  // with mutex_ held
+  std::mutex mutex_;
+  std::set<int> pids_;
+  std::set<int> stopped_;
+  int depth_ = 0;
 };
 
 }  // namespace kbx::sandbox

@@ -91,7 +91,9 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
     failure = e.what();
     return nullptr;
   }
+  starting_.add(worker->pid());  // stopped at once if forked while the host is kept quiet
   Reply r = worker->wait_ready(Clock::now() + config_.ready_timeout, hold);
+  starting_.remove(worker->pid());
   if (!r.ok() || r.frame->header.contains("error")) {
     std::string why = r.ok() ? r.frame->header["error"].value("message", "device init failed")
                              : (r.failure == ReadFailure::timeout ? "timed out" : "exited");
@@ -101,13 +103,37 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
   return worker;
 }
 
+WorkerPool::QuietStarts WorkerPool::quiet_starts() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++quiet_;
+  }
+  return QuietStarts(this, starting_.quiet());
+}
+
+WorkerPool::QuietStarts::~QuietStarts() {
+  if (pool_ == nullptr) {
+    return;
+  }
+  {
+    StartingWorkers::Quiet ending = std::move(quiet_);  // the stopped starts go on first
+  }
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex_);
+    --pool_->quiet_;
+  }
+  pool_->changed_.notify_all();
+}
+
 void WorkerPool::starter_loop(int gpu) {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     Lane& lane = lanes_[gpu];
     changed_.wait(lock, [&] {
-      return stopping_ || (static_cast<int>(lane.ready.size()) + lane.starting < config_.spares_per_gpu &&
-                           lane.failures_in_a_row < max_failures_in_a_row);
+      return stopping_ ||
+             (quiet_ == 0 &&
+              static_cast<int>(lane.ready.size()) + lane.starting < config_.spares_per_gpu &&
+              lane.failures_in_a_row < max_failures_in_a_row);
     });
     if (stopping_) {
       return;

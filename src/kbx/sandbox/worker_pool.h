@@ -14,6 +14,7 @@
 
 #include "kbx/common/trace.h"
 #include "kbx/sandbox/gpu_lock.h"
+#include "kbx/sandbox/live_candidates.h"
 #include "kbx/sandbox/zygote.h"
 
 namespace kbx::sandbox {
@@ -73,6 +74,32 @@ class WorkerPool {
   /// never overlaps another process creating a CUDA context or allocating on that GPU.
   GpuLock& gpu_lock(int gpu) { return *gpu_locks_.at(gpu); }
 
+  /// Keeps worker starts off the host while it lives: every start under way (any role, any GPU)
+  /// is stopped (StartingWorkers) and no new one begins; all go on when the last QuietStarts
+  /// ends. Taken, under the exclusive GPU hold, around the timing of calls whose samples hold the
+  /// host's share: such samples read 0.82x of their reference's median with a start's unheld
+  /// phases beside them (19 of 23 under 0.95x), 0.98x without (docs/perf.md, session 37). A
+  /// start's CUDA context is never under way then (it holds the GPU lock shared), and a stopped
+  /// start's wait for its ready frame only lengthens.
+  class QuietStarts {
+   public:
+    QuietStarts(WorkerPool* pool, StartingWorkers::Quiet quiet)
+        : pool_(pool), quiet_(std::move(quiet)) {}
+    ~QuietStarts();
+    QuietStarts(QuietStarts&& other) noexcept
+        : pool_(other.pool_), quiet_(std::move(other.quiet_)) {
+      other.pool_ = nullptr;
+    }
+    QuietStarts& operator=(QuietStarts&&) = delete;
+    QuietStarts(const QuietStarts&) = delete;
+    QuietStarts& operator=(const QuietStarts&) = delete;
+
+   private:
+    WorkerPool* pool_;
+    StartingWorkers::Quiet quiet_;
+  };
+  [[nodiscard]] QuietStarts quiet_starts();
+
  private:
   struct Lane {
     std::deque<std::unique_ptr<Worker>> ready;
@@ -96,6 +123,8 @@ class WorkerPool {
   std::vector<std::thread> starters_;
   int next_log_ = 0;
   bool stopping_ = false;
+  int quiet_ = 0;  // QuietStarts alive (under mutex_): the starters begin no start meanwhile
+  StartingWorkers starting_;
 };
 
 }  // namespace kbx::sandbox

@@ -1,6 +1,7 @@
 // SpeedupVerdict: whether a speedup's confidence interval shows a win, a loss, a tie or too little.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -36,6 +37,14 @@ constexpr double slot_margin = 0.03;
 /// (sessions 32-33), and a reference timed at one level against a candidate at the other moves
 /// its speedup that much.
 constexpr double host_synchronising_margin = 1.0;
+
+/// Whether a workload's calls spend most of their time on the host (LAPACK steps, a
+/// synchronising check): the GPU busy under half the median sample and over 50 us less. Such
+/// samples hold the host's share, so what else runs on the host moves them.
+inline bool host_synchronising(double median_ms, double kernel_busy_ms) {
+  return std::isfinite(median_ms) && kernel_busy_ms < 0.5 * median_ms &&
+         median_ms - kernel_busy_ms > 0.05;
+}
 
 /// `interval` widened by `margin` on each side: [low / (1 + margin), high * (1 + margin)].
 Interval widen(const Interval& interval, double margin);

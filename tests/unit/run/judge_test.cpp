@@ -244,12 +244,14 @@ class JudgeTest : public ::testing::Test {
     references_.channel = &channel_;
     JudgeContext ctx{options_, references_, lock_, 1, "cpu", nullptr};
     ctx.fresh_candidate = fresh_candidate_;
+    ctx.quiet_host = quiet_host_;
     submit::Submission s{"Math/abs.py", "def abs(x, dim): ...", "test", "line 1", 0};
     return evaluate_candidate(ctx, channel_, s, "id", task_, contract.value());
   }
 
   bool raising_first_case = false;
   std::function<std::unique_ptr<CandidateChannel>()> fresh_candidate_;
+  std::function<std::shared_ptr<void>()> quiet_host_;
   kbx::testing::ScopedTempDir root_;
   suite::Task task_;
   RunOptions options_;
@@ -953,6 +955,36 @@ TEST_F(JudgePerfTest, SessionReferenceTimingNeverTimesTheReferenceNow) {
   auto result = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
   EXPECT_TRUE(result.perf_ok);
   EXPECT_EQ(references_.timed_now, 0);
+}
+
+TEST_F(JudgePerfTest, AHostSynchronisingReferencesCandidateIsTimedWithTheHostQuiet) {
+  // The quiet (worker starts held off the host) is taken right before the candidate's time
+  // request and ends before its perf recheck, which runs outside the exclusive hold.
+  std::vector<std::string> events;
+  quiet_host_ = [&]() -> std::shared_ptr<void> {
+    events.push_back(fmt::format("quiet after {} requests", channel_.requests.size()));
+    return std::shared_ptr<void>(new int(0), [&](void* p) {
+      delete static_cast<int*>(p);
+      events.push_back(fmt::format("ended after {} requests", channel_.requests.size()));
+    });
+  };
+  auto& ref = references_.reference_timings[0];
+  ref.samples_ms = {1.0, 1.0, 1.0};
+  ref.kernel_busy_ms = 0.2;  // the host's share: 0.8 ms of each 1 ms sample
+  channel_.delay = std::chrono::milliseconds(5);
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}}));
+  EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
+  ASSERT_EQ(channel_.requests.size(), 4U);  // load, cases, time, recheck
+  EXPECT_EQ(channel_.requests[2]["op"], "time");
+  EXPECT_EQ(events, (std::vector<std::string>{"quiet after 2 requests", "ended after 3 requests"}));
+
+  // A reference the GPU keeps busy: its candidates are timed as they come.
+  events.clear();
+  channel_.requests.clear();
+  ref.kernel_busy_ms = 0.9;
+  rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}}));
+  EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
+  EXPECT_TRUE(events.empty());
 }
 
 TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {

@@ -1,4 +1,5 @@
 // LiveCandidates: other candidates are stopped while one is timed, and resumed after.
+// StartingWorkers: starts under way are stopped while a host-bound call is timed.
 #include "kbx/sandbox/live_candidates.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +64,55 @@ TEST(LiveCandidates, FreezesEveryOtherCandidateUntilTheFreezeEnds) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
   }
+}
+
+TEST(StartingWorkers, AQuietStopsEveryStartUnderWayAndThoseBegunMeanwhile) {
+  int early = spawn_sleeper();
+  int late = spawn_sleeper();
+  int done = spawn_sleeper();
+  StartingWorkers starting;
+  starting.add(early);
+  starting.add(done);
+  starting.remove(done);  // ready before the quiet: not a start any more
+  {
+    auto quiet = starting.quiet();
+    EXPECT_EQ(wait_for_state(early, true), 'T');
+    starting.add(late);  // forked while the host is quiet: stopped at once
+    EXPECT_EQ(wait_for_state(late, true), 'T');
+    EXPECT_EQ(starting.stopped(), 2U);
+    {
+      auto nested = starting.quiet();  // a second timing's quiet (another GPU)
+    }
+    EXPECT_EQ(state_of(early), 'T');  // only the last quiet to end resumes them
+    EXPECT_EQ(state_of(late), 'T');
+    EXPECT_NE(state_of(done), 'T');
+  }
+  EXPECT_NE(wait_for_state(early, false), 'T');
+  EXPECT_NE(wait_for_state(late, false), 'T');
+  EXPECT_EQ(starting.stopped(), 0U);
+  for (int pid : {early, late, done}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
+TEST(StartingWorkers, AQuietMovedOutEndsOnce) {
+  int pid = spawn_sleeper();
+  StartingWorkers starting;
+  starting.add(pid);
+  {
+    auto first = starting.quiet();
+    StartingWorkers::Quiet moved = std::move(first);
+    EXPECT_EQ(wait_for_state(pid, true), 'T');
+  }
+  EXPECT_NE(wait_for_state(pid, false), 'T');
+  {
+    auto again = starting.quiet();  // the depth went back to 0: a new quiet stops it again
+    EXPECT_EQ(wait_for_state(pid, true), 'T');
+  }
+  EXPECT_NE(wait_for_state(pid, false), 'T');
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace
