@@ -448,9 +448,12 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
     // with the starts held off, as every candidate of the task will be (evaluate.cpp); this
     // timing is the one kept, and cached.
     auto quiet = pool_.quiet_starts();
-    result = take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
-    std::lock_guard<std::mutex> lock(mutex_);
-    timings_taken_quiet_ += 1;
+    auto again = take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
+    if (again) {  // a failure now keeps the first timing rather than losing the task's perf
+      result = std::move(again);
+      std::lock_guard<std::mutex> lock(mutex_);
+      timings_taken_quiet_ += 1;
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (from_cache) {
