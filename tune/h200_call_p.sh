@@ -20,6 +20,9 @@
 # beside the rest of a start (start-overlapN.txt's "starts beside", now by phase) stay at 0 slowed,
 # and what the shorter holds save (gapsN.txt's "under their shared hold"; session 36's replay:
 # 170 -> 160 s).
+# Session 37 ran it at 3594d12 (265.0 / 158.9 / 159.9 s; no GPU-bound workload slowed beside the
+# unheld part of a start) and at 5fa44f7 (one hardware queue per context: 276.0 / 151.4 / 146.9 s
+# on a slower host); host-overlapN.txt now checks host-synchronising workloads against starts.
 # env: RUNS (3), RUN_ARGS_3, SMOKE_TASKS.
 # Files: /tmp/k/* as tune/h200_call_k.sh writes them, plus smoke.txt and start-overlap*.txt.
 set -u
@@ -49,6 +52,11 @@ R=/tmp/kbx-timing-cache
 for ((i = 1; i <= ${RUNS:-3}; i++)); do
   [ -f "$R/trace$i.json" ] && python3 tune/start_overlap.py "$R/trace$i.json" "$R/run$i" \
     >/tmp/k/start-overlap$i.txt 2>&1 && head -n 4 /tmp/k/start-overlap$i.txt
+  # Host-synchronising workloads against the starts' working phases (3907260: timed with the
+  # starts held off the host, so none should be beside one) and the references timed again so.
+  [ -f "$R/trace$i.json" ] && python3 tune/start_overlap.py "$R/trace$i.json" "$R/run$i" --host \
+    >/tmp/k/host-overlap$i.txt 2>&1 && grep -E "^(host-sync|no start|starts beside)" /tmp/k/host-overlap$i.txt
+  grep -h "taken again with worker starts" "$R/run$i.log" 2>/dev/null
 done
 for ((i = 1; i <= ${RUNS:-3}; i++)); do  # evaluations whose detail or perf note says out of memory
   python3 -c "import sqlite3, sys; print(sys.argv[1], 'out of memory:', sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM evaluations WHERE detail LIKE '%out of memory%' OR perf_note LIKE '%out of memory%'\").fetchone()[0])" "$R/run$i/kbx.db"

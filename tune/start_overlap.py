@@ -11,7 +11,14 @@ held shared, none of 174 (docs/perf.md). Session 36 (unheld): 10 of 64 against 0
 slowed one beside a start's `cuda_context` phase; since then a start holds the lock only around its
 context, and the phases beside each workload are listed.
 
-usage: tune/start_overlap.py TRACE.json RUN_DIR_OR_DB [--min-ms 1] [--slow 0.95]
+With --host, the same for host-synchronising workloads instead (the candidate's kernels busy
+under half its median and over 50 us less: stats::host_synchronising), where "beside" means a
+start's phase that works the host (its wait for the GPU hold left out). Session 37 (an H100,
+context-only holds): 19 of 23 such workloads beside a start under 0.95x (median 0.824x), 62 of 186
+without (0.984x); since 3907260 such tasks are timed with starts held off the host, so none
+should be beside one (their exclusive spans say host_quiet).
+
+usage: tune/start_overlap.py TRACE.json RUN_DIR_OR_DB [--min-ms 1] [--slow 0.95] [--host]
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ def main() -> int:
     ap.add_argument("run", help="the run's output directory (its kbx.db) or the .db itself")
     ap.add_argument("--min-ms", type=float, default=1.0)
     ap.add_argument("--slow", type=float, default=0.95)
+    ap.add_argument("--host", action="store_true",
+                    help="host-synchronising workloads, against starts' working phases")
     a = ap.parse_args()
     db_path = pathlib.Path(a.run)
     if db_path.is_dir():
@@ -59,29 +68,44 @@ def main() -> int:
 
     db = sqlite3.connect(db_path)
     rows = db.execute(
-        "SELECT s.task_key, c.workload_index, c.events_median_ms, r.events_median_ms, c.host_ms "
-        "FROM candidate_timings c JOIN submissions s USING (submission_id) "
+        "SELECT s.task_key, c.workload_index, c.events_median_ms, r.events_median_ms, c.host_ms, "
+        "c.kernel_busy_ms FROM candidate_timings c JOIN submissions s USING (submission_id) "
         "JOIN reference_timings r ON r.task_key = s.task_key "
         "AND r.workload_index = c.workload_index").fetchall()
-    by_key = {(t, w): (ref / cand, cand, host or 0.0) for t, w, cand, ref, host in rows
+    by_key = {(t, w): (ref / cand, cand, host or 0.0, busy) for t, w, cand, ref, host, busy in rows
               if cand and ref}
+    quiet = [(e["ts"], e["ts"] + e["dur"]) for e in spans if e.get("cat") == "exclusive"
+             and e.get("args", {}).get("host_quiet")]
+    kind = "host-synchronising" if a.host else "GPU-bound"
     split: dict[bool, list] = {False: [], True: []}
+    quiet_count = 0
     for w in workloads:
         key = (task_of(w), int(w["name"].split()[1]))
         if key not in by_key:
             continue
-        ratio, cand, host = by_key[key]
-        if cand <= a.min_ms or host >= 0.5 * cand:
+        ratio, cand, host, busy = by_key[key]
+        if a.host:
+            if busy is None or not (busy < 0.5 * cand and cand - busy > 0.05):
+                continue
+        elif cand <= a.min_ms or host >= 0.5 * cand:
             continue
         begin, end = w["ts"], w["ts"] + w["dur"]
-        beside = sum(1 for s0, s1 in starts if s0 < end and s1 > begin)
+        if a.host:  # a start waiting for its GPU hold does not work the host
+            beside = sum(1 for n, s0, s1 in windows if n != "hold_wait" and s0 < end and s1 > begin)
+            quiet_count += any(q0 <= begin and end <= q1 for q0, q1 in quiet)
+        else:
+            beside = sum(1 for s0, s1 in starts if s0 < end and s1 > begin)
         phases = sorted({n for n, s0, s1 in windows if s0 < end and s1 > begin})
         split[beside > 0].append((round(ratio, 3), key[0], key[1], beside, phases))
+    if a.host:
+        print(f"{kind} workloads timed with starts held off the host (host_quiet): {quiet_count}")
     for beside in (False, True):
         rows_ = split[beside]
         slow = sorted(x for x in rows_ if x[0] < a.slow)
-        print(f"{'starts beside' if beside else 'no start beside'}: {len(rows_)} GPU-bound "
-              f"workloads, {len(slow)} under {a.slow}x")
+        ratios = sorted(x[0] for x in rows_)
+        median = f", median {ratios[len(ratios) // 2]:.3f}x" if ratios else ""
+        print(f"{'starts beside' if beside else 'no start beside'}: {len(rows_)} {kind} "
+              f"workloads{median}, {len(slow)} under {a.slow}x")
         for ratio, task, index, n, phases in slow:
             print(f"  {ratio:.3f}x  {task} workload {index} ({n} starts beside: "
                   f"{', '.join(phases) or 'no phases'})")
