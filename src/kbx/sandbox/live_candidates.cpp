@@ -35,7 +35,7 @@ LiveCandidates::Freeze::~Freeze() {
 void StartingWorkers::add(int pid) {
   std::lock_guard<std::mutex> lock(mutex_);
   pids_.insert(pid);
-  if (depth_ > 0) {  // started while the host is kept quiet: it waits like the others
+  if (depth_ > 0 && !released_) {  // started while the host is kept quiet: it waits too
     stop(pid);
   }
 }
@@ -65,6 +65,22 @@ StartingWorkers::Quiet StartingWorkers::quiet() {
   return Quiet(this);
 }
 
+void StartingWorkers::resume_all() {
+  for (int pid : stopped_) {
+    kill(-pid, SIGCONT);
+    kill(pid, SIGCONT);
+  }
+  stopped_.clear();
+}
+
+void StartingWorkers::release() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (depth_ > 0) {
+    released_ = true;
+    resume_all();
+  }
+}
+
 std::size_t StartingWorkers::stopped() {
   std::lock_guard<std::mutex> lock(mutex_);
   return stopped_.size();
@@ -76,11 +92,8 @@ StartingWorkers::Quiet::~Quiet() {
   }
   std::lock_guard<std::mutex> lock(owner_->mutex_);
   if (--owner_->depth_ == 0) {
-    for (int pid : owner_->stopped_) {
-      kill(-pid, SIGCONT);
-      kill(pid, SIGCONT);
-    }
-    owner_->stopped_.clear();
+    owner_->resume_all();
+    owner_->released_ = false;
   }
 }
 

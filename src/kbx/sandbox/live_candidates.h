@@ -62,15 +62,20 @@ class StartingWorkers {
     StartingWorkers* owner_;
   };
   [[nodiscard]] Quiet quiet();
+  /// Resumes every start the Quiets alive now stopped, and stops none added until the last of
+  /// them ends (a quiet that lasted too long: WorkerPool's watch). No-op without a Quiet.
+  void release();
   /// The processes the Quiets alive now have stopped.
   [[nodiscard]] std::size_t stopped();
 
  private:
   void stop(int pid);  // with mutex_ held
+  void resume_all();   // with mutex_ held
   std::mutex mutex_;
   std::set<int> pids_;
   std::set<int> stopped_;
   int depth_ = 0;
+  bool released_ = false;
 };
 
 }  // namespace kbx::sandbox

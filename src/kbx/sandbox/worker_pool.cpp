@@ -47,17 +47,20 @@ WorkerPool::WorkerPool(Zygote& zygote, PoolConfig config)
       starters_.emplace_back([this, gpu] { starter_loop(gpu); });
     }
   }
+  quiet_watch_ = std::thread([this] { quiet_watch_loop(); });
 }
 
 WorkerPool::~WorkerPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    starting_.release();  // a QuietStarts outliving the pool: its starts go on
   }
   changed_.notify_all();
   for (auto& t : starters_) {
     t.join();
   }
+  quiet_watch_.join();
 }
 
 std::filesystem::path WorkerPool::next_log_path() {
@@ -104,10 +107,12 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
 }
 
 WorkerPool::QuietStarts WorkerPool::quiet_starts() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++quiet_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (quiet_++ == 0) {
+    quiet_began_ = Clock::now();
+    quiet_expired_ = false;
   }
+  changed_.notify_all();  // the watch times this quiet
   return QuietStarts(this, starting_.quiet());
 }
 
@@ -116,13 +121,31 @@ WorkerPool::QuietStarts::~QuietStarts() {
     return;
   }
   {
-    StartingWorkers::Quiet ending = std::move(quiet_);  // the stopped starts go on first
-  }
-  {
     std::lock_guard<std::mutex> lock(pool_->mutex_);
-    --pool_->quiet_;
+    StartingWorkers::Quiet ending = std::move(quiet_);  // the stopped starts go on
+    if (--pool_->quiet_ == 0) {
+      pool_->quiet_expired_ = false;
+    }
   }
   pool_->changed_.notify_all();
+}
+
+void WorkerPool::quiet_watch_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    if (quiet_ == 0 || quiet_expired_) {
+      changed_.wait(lock);
+      continue;
+    }
+    auto until = quiet_began_ + config_.max_quiet;
+    changed_.wait_until(lock, until);
+    if (!stopping_ && quiet_ > 0 && !quiet_expired_ &&
+        Clock::now() >= quiet_began_ + config_.max_quiet) {
+      quiet_expired_ = true;  // a timing that hangs: the starts it stopped go on, and new ones
+      starting_.release();    // begin, rather than miss their ready timeout
+      changed_.notify_all();
+    }
+  }
 }
 
 void WorkerPool::starter_loop(int gpu) {
@@ -131,7 +154,7 @@ void WorkerPool::starter_loop(int gpu) {
     Lane& lane = lanes_[gpu];
     changed_.wait(lock, [&] {
       return stopping_ ||
-             (quiet_ == 0 &&
+             ((quiet_ == 0 || quiet_expired_) &&
               static_cast<int>(lane.ready.size()) + lane.starting < config_.spares_per_gpu &&
               lane.failures_in_a_row < max_failures_in_a_row);
     });

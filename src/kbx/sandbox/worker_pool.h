@@ -33,6 +33,10 @@ struct PoolConfig {
   bool start_hold = true;
   std::filesystem::path log_dir;   ///< worker logs: log_dir/w<N>.log
   std::chrono::seconds ready_timeout{180};
+  /// The longest a QuietStarts keeps starts stopped: past it they go on (a candidate's timing
+  /// that hangs must not make the starts it stopped miss ready_timeout). Legitimate quiet timing
+  /// requests take a few seconds (`eig`'s, the longest, about 4 s on an H100).
+  std::chrono::milliseconds max_quiet{30000};
   /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,
   /// sandbox_uid_base + a counter, when the object asks for one ("uid": true).
   Json sandbox;
@@ -123,8 +127,14 @@ class WorkerPool {
   std::vector<std::thread> starters_;
   int next_log_ = 0;
   bool stopping_ = false;
-  int quiet_ = 0;  // QuietStarts alive (under mutex_): the starters begin no start meanwhile
+  // QuietStarts (under mutex_): how many are alive (the starters begin no start meanwhile),
+  // since when, and whether that quiet ran past max_quiet (the watch released its starts).
+  int quiet_ = 0;
+  Clock::time_point quiet_began_{};
+  bool quiet_expired_ = false;
   StartingWorkers starting_;
+  std::thread quiet_watch_;
+  void quiet_watch_loop();
 };
 
 }  // namespace kbx::sandbox

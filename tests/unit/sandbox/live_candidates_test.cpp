@@ -115,5 +115,33 @@ TEST(StartingWorkers, AQuietMovedOutEndsOnce) {
   waitpid(pid, nullptr, 0);
 }
 
+TEST(StartingWorkers, AReleasedQuietResumesItsStartsAndStopsNoMoreUntilItEnds) {
+  int early = spawn_sleeper();
+  int late = spawn_sleeper();
+  StartingWorkers starting;
+  starting.release();  // no quiet: nothing to release, and the next quiet is not released
+  starting.add(early);
+  {
+    auto quiet = starting.quiet();
+    EXPECT_EQ(wait_for_state(early, true), 'T');
+    starting.release();  // the quiet ran too long (WorkerPool's watch)
+    EXPECT_NE(wait_for_state(early, false), 'T');
+    EXPECT_EQ(starting.stopped(), 0U);
+    starting.add(late);  // begun after the release: not stopped
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_NE(state_of(late), 'T');
+  }
+  starting.remove(early);
+  {
+    auto quiet = starting.quiet();  // the next quiet stops again
+    EXPECT_EQ(wait_for_state(late, true), 'T');
+  }
+  EXPECT_NE(wait_for_state(late, false), 'T');
+  for (int pid : {early, late}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
 }  // namespace
 }  // namespace kbx::sandbox
