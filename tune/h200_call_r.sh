@@ -10,7 +10,8 @@
 # - host-overlapN.txt: host-synchronising workloads timed beside a start's working phases, now
 #   expected 0 (3907260 holds the starts off the host for such tasks; session 37: 23, 19 of them
 #   under 0.95x), and how many were timed with the host quiet; the run logs' "taken again with
-#   worker starts held off the host" (the references timed again so: expected about 10-15);
+#   worker starts held off the host" (the references timed again so: 11 tasks of session 37's
+#   run 1 have a host-synchronising reference workload);
 # - the self-check of the host-synchronising tasks (repeatability.txt: `masked_select`, `eig`,
 #   `solve_symmetric_ldl`, `fused_cholesky_solve`, `spectral_norm_eig`, ...) against session
 #   37's 0.74-1.21x;
