@@ -10,6 +10,8 @@
 
 #include "kbx/common/error.h"
 #include "kbx/stats/summary.h"
+#include "kbx/report/csv.h"
+#include "kbx/report/percent.h"
 
 namespace kbx::report {
 namespace {
@@ -88,10 +90,6 @@ void finish(GroupStats& g, const std::vector<double>& speedups) {
   }
 }
 
-std::string rate(int n, int total) {
-  return total > 0 ? fmt::format("{:.1f}%", 100.0 * n / total) : std::string("-");
-}
-
 std::string p_name(double p) {
   std::string s = fmt::format("{:g}", p);
   std::replace(s.begin(), s.end(), '.', '_');
@@ -123,17 +121,6 @@ Json group_json(const GroupStats& g, const std::vector<std::string>& dims) {
     j["vs_compile"] = c;
   }
   return j;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) {
-    return s;
-  }
-  std::string out = "\"";
-  for (char c : s) {
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -272,13 +259,13 @@ std::string render_analysis(const Analysis& a) {
   auto line_of = [&](const GroupStats& g, const std::vector<std::string>& key) {
     std::vector<std::string> cells = key;
     cells.push_back(std::to_string(g.submissions));
-    cells.push_back(rate(g.call_pass, g.submissions));
-    cells.push_back(rate(g.exe_pass, g.submissions));
-    cells.push_back(rate(g.perf_pass, g.submissions));
+    cells.push_back(percent_text(g.call_pass, g.submissions));
+    cells.push_back(percent_text(g.exe_pass, g.submissions));
+    cells.push_back(percent_text(g.perf_pass, g.submissions));
     cells.push_back(g.geomean_speedup ? fmt::format("{:.2f}x", *g.geomean_speedup) : "-");
-    cells.push_back(rate(g.slower_point, g.perf_pass));
+    cells.push_back(percent_text(g.slower_point, g.perf_pass));
     for (int n : g.fast_p) {
-      cells.push_back(rate(n, g.submissions));
+      cells.push_back(percent_text(n, g.submissions));
     }
     return cells;
   };

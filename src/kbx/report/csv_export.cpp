@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kbx/report/exports.h"
+#include "kbx/report/csv.h"
 
 namespace kbx::report {
 namespace {
@@ -24,20 +25,6 @@ constexpr const char* compile_header =
 // Appended last in runs in CUDA-graph mode (docs/metrics.md "CUDA-graph mode").
 constexpr const char* graph_header = ",graph_speedup,graph_workloads";
 
-// A field quoted when it holds a comma, a quote or a line break; quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) {
-    return text;
-  }
-  std::string out = "\"";
-  for (char c : text) {
-    out += c;
-    if (c == '"') {
-      out += '"';
-    }
-  }
-  return out + "\"";
-}
 
 std::string number(bool present, double value) {
   return present ? fmt::format("{}", value) : std::string();

@@ -14,6 +14,7 @@
 #include "kbx/report/csv.h"
 #include "kbx/report/html_analysis.h"
 #include "kbx/report/html_parts.h"
+#include "kbx/report/percent.h"
 
 namespace kbx::report {
 namespace {
@@ -27,10 +28,6 @@ using html::escape;
 
 std::string clip(const std::string& text, std::size_t max_chars) {
   return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
-}
-
-std::string percent(int pass, int total) {
-  return total > 0 ? fmt::format("{:.1f}%", 100.0 * pass / total) : "-";
 }
 
 std::string times(double speedup) { return fmt::format("{:.2f}x", speedup); }
@@ -196,7 +193,7 @@ std::string card_line(const std::string& label, const std::string& value) {
 }
 
 std::string pass_text(int pass, int total) {
-  return fmt::format("{} / {} ({})", pass, total, percent(pass, total));
+  return fmt::format("{} / {} ({})", pass, total, percent_text(pass, total));
 }
 
 std::string summary_card(const NamedRun& run) {
@@ -211,12 +208,12 @@ std::string summary_card(const NamedRun& run) {
   out += card_line("Exe", pass_text(t.exe_pass, t.total));
   out += card_line("Perf", pass_text(t.perf_pass, t.total));
   out += card_line("Exe per task", fmt::format("<span class=\"exe-rate-tasks\">{}</span>",
-                                               percent(tasks.exe_pass, tasks.total)));
+                                               percent_text(tasks.exe_pass, tasks.total)));
   out += card_line("Speedup (geomean)", t.perf_pass > 0 ? times(t.geomean_speedup) : "-");
   out += card_line("Verdicts",
                    fmt::format("faster {}, same {}, slower {}, ambiguous {}", t.verdicts.faster,
                                t.verdicts.same, t.verdicts.slower, t.verdicts.ambiguous));
-  out += card_line("fast_1", percent(t.fast_1_pass, t.total));
+  out += card_line("fast_1", percent_text(t.fast_1_pass, t.total));
   if (m.has_compile_baseline()) {
     const Totals::Baseline& c = t.vs_compile;
     out += card_line("vs torch.compile",
@@ -224,7 +221,7 @@ std::string summary_card(const NamedRun& run) {
                                  "fast_1 {}",
                                  c.timed > 0 ? times(c.geomean_speedup) : "-", c.verdicts.faster,
                                  c.verdicts.same, c.verdicts.slower, c.verdicts.ambiguous,
-                                 percent(c.fast_1_pass, t.total)));
+                                 percent_text(c.fast_1_pass, t.total)));
   }
   if (m.graph_mode) {
     const Totals::Graph& g = t.graph;
@@ -298,7 +295,7 @@ std::string category_cells(const Totals* t) {
   return fmt::format(
       "<td class=\"num\">{}</td><td class=\"rate\">{}{} / {} ({})</td><td class=\"num\">{}</td>",
       pass_text(t->call_pass, t->total), rate_bar(t->exe_pass, t->total), t->exe_pass, t->total,
-      percent(t->exe_pass, t->total), t->perf_pass > 0 ? times(t->geomean_speedup) : "-");
+      percent_text(t->exe_pass, t->total), t->perf_pass > 0 ? times(t->geomean_speedup) : "-");
 }
 
 std::string run_prefix(const std::vector<NamedRun>& runs, const NamedRun& r) {

@@ -10,6 +10,7 @@
 
 #include "kbx/report/csv.h"
 #include "kbx/stats/summary.h"
+#include "kbx/report/percent.h"
 
 namespace kbx::report {
 namespace {
@@ -205,10 +206,6 @@ Iterations method_iterations(const std::string& method, const std::vector<const 
   return it;
 }
 
-std::string rate(int n, int total) {
-  return total > 0 ? fmt::format("{:.1f}%", 100.0 * n / total) : std::string("-");
-}
-
 std::string speedup_text(const std::optional<double>& s) {
   return s ? fmt::format("{:.2f}x", *s) : std::string("-");
 }
@@ -256,10 +253,11 @@ std::string render_iterations(const std::vector<Iterations>& its) {
                        "exe", "perf", "geomean", "solved so far");
     for (const auto& r : it.rounds) {
       out += fmt::format("  {:>6} {:>5} {:>7} {:>7} {:>7} {:>8} {:>14}\n", r.round, r.submissions,
-                         rate(r.call_pass, r.submissions), rate(r.exe_pass, r.submissions),
-                         rate(r.perf_pass, r.submissions), speedup_text(r.geomean_speedup),
+                         percent_text(r.call_pass, r.submissions),
+                         percent_text(r.exe_pass, r.submissions),
+                         percent_text(r.perf_pass, r.submissions), speedup_text(r.geomean_speedup),
                          fmt::format("{}/{} ({})", r.solved_by_round, r.lineages,
-                                     rate(r.solved_by_round, r.lineages)));
+                                     percent_text(r.solved_by_round, r.lineages)));
     }
     for (const auto& s : it.steps) {
       out += fmt::format(

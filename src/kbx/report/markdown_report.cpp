@@ -11,6 +11,7 @@
 #include "kbx/report/best_known.h"
 #include "kbx/report/iterations.h"
 #include "kbx/report/taxonomy.h"
+#include "kbx/report/percent.h"
 
 namespace kbx::report {
 namespace {
@@ -22,10 +23,6 @@ std::string cell(const std::string& text) {
     out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
   }
   return out;
-}
-
-std::string pct(int n, int total) {
-  return total > 0 ? fmt::format("{:.1f}%", 100.0 * n / total) : std::string("-");
 }
 
 std::string times(const std::optional<double>& s) {
@@ -61,10 +58,10 @@ std::string runs_table(const std::vector<NamedRun>& runs) {
     }
     out += row({cell(r.name), cell(r.model.device.empty() ? "-" : r.model.device),
                 cell(labels.empty() ? "-" : labels), std::to_string(t.total),
-                std::to_string(r.model.task_totals.total), pct(t.call_pass, t.total),
-                pct(t.exe_pass, t.total), pct(t.perf_pass, t.total),
+                std::to_string(r.model.task_totals.total), percent_text(t.call_pass, t.total),
+                percent_text(t.exe_pass, t.total), percent_text(t.perf_pass, t.total),
                 t.perf_pass > 0 ? fmt::format("{:.2f}x", t.geomean_speedup) : "-",
-                pct(t.fast_1_pass, t.total)});
+                percent_text(t.fast_1_pass, t.total)});
   }
   return out + "\n";
 }
@@ -88,8 +85,8 @@ std::string heatmap_table(const std::vector<NamedRun>& runs) {
       });
       cells.push_back(g == a.groups.end()
                           ? "-"
-                          : fmt::format("{} ({}/{})", pct(g->exe_pass, g->submissions), g->exe_pass,
-                                        g->submissions));
+                          : fmt::format("{} ({}/{})", percent_text(g->exe_pass, g->submissions),
+                                        g->exe_pass, g->submissions));
     }
     out += row(cells);
   }
@@ -110,11 +107,12 @@ std::string iterations_tables(const std::vector<NamedRun>& runs) {
     out += table_head(
         {"Round", "Submissions", "Call", "Exe", "Perf", "Speedup (geomean)", "Solved so far"});
     for (const auto& r : it.rounds) {
-      out += row({cell(r.round), std::to_string(r.submissions), pct(r.call_pass, r.submissions),
-                  pct(r.exe_pass, r.submissions), pct(r.perf_pass, r.submissions),
+      out += row({cell(r.round), std::to_string(r.submissions),
+                  percent_text(r.call_pass, r.submissions), percent_text(r.exe_pass, r.submissions),
+                  percent_text(r.perf_pass, r.submissions),
                   times(r.geomean_speedup),
                   fmt::format("{}/{} ({})", r.solved_by_round, r.lineages,
-                              pct(r.solved_by_round, r.lineages))});
+                              percent_text(r.solved_by_round, r.lineages))});
     }
     out += fmt::format(
         "\nTransitions: fail→pass {}, pass→fail {}, pass→pass {}, fail→fail {}. Persistently "
@@ -136,7 +134,7 @@ std::string taxonomy_table(const std::vector<NamedRun>& runs) {
   out += table_head({"Family", "Kind", "Count", "Share of failures"}, 2);
   for (const auto& e : t.entries) {
     out += row({std::string(to_string(e.family)), cell(e.kind), std::to_string(e.count),
-                pct(e.count, t.failures)});
+                percent_text(e.count, t.failures)});
   }
   return out + "\n";
 }
