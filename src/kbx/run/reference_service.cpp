@@ -446,10 +446,14 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   if (!from_cache && result && baseline == baseline_eager && any_host_synchronising(*result)) {
     // Samples that hold the host's share, taken while other workers were starting: taken again
     // with the starts held off, as every candidate of the task will be (evaluate.cpp); this
-    // timing is the one kept, and cached.
+    // timing is the one kept, and cached (take_timings caches only a timing whose workloads
+    // all timed, so the cache and this run keep the same one).
     auto quiet = pool_.quiet_starts();
     auto again = take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
-    if (again) {  // a failure now keeps the first timing rather than losing the task's perf
+    const bool all_ok = again && std::all_of(again->begin(), again->end(), [](const auto& t) {
+                          return t.status == "ok";
+                        });
+    if (all_ok) {  // a failure now keeps the first timing rather than losing the task's perf
       result = std::move(again);
       std::lock_guard<std::mutex> lock(mutex_);
       timings_taken_quiet_ += 1;
