@@ -88,6 +88,9 @@ struct Evaluation {
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
   bool reference_for_submission = false;
   bool host_quiet = false;  // timed with worker starts held off the host (QuietStarts)
+  /// The reference timed again right after the candidate (a host-synchronising task whose
+  /// reference timing was not taken in this hold).
+  bool reference_adjacent = false;
   int handle = 0;
   /// Fresh workers for the later rounds of --reference-timing interleaved, taken before the
   /// exclusive hold: the pool starts workers under a shared hold, so one asked for inside the
@@ -588,6 +591,9 @@ struct Evaluation {
         if (host_quiet) {
           args["host_quiet"] = true;
         }
+        if (reference_adjacent) {
+          args["reference_adjacent"] = true;
+        }
         ctx.options.trace->span_on("exclusive " + ctx.device_label, task.key, "exclusive", start,
                                    Clock::now(), std::move(args));
       }
@@ -645,12 +651,25 @@ struct Evaluation {
                          ref_start, Clock::now(), ref.value());
     }
     rec.reference_session_id = ctx.session_id;
-    // A task whose reference holds the host's share in some workload: the candidate is timed
-    // with worker starts held off the host, as that reference was (ReferenceService::timings).
     std::shared_ptr<void> quiet;
-    if (ctx.quiet_host && any_host_synchronising(ref.value())) {
-      quiet = ctx.quiet_host();
-      host_quiet = true;
+    if (any_host_synchronising(ref.value())) {
+      // A task whose reference holds the host's share in some workload: its time moves with
+      // the host's state (other workers' load, the CPUs' clocks), which a reference timed
+      // earlier, in another run or beside other work, does not share. The candidate is timed
+      // with worker starts held off the host, as that reference was (ReferenceService::timings),
+      // and unless the reference was timed just now, in this hold, it is timed again right
+      // after the candidate, as `--reference-timing adjacent` does (session 38: candidates of
+      // such tasks read 0.67-0.94x against references cached from the run before). The
+      // session's references are timed before any candidate starts, so that is every candidate.
+      if (ctx.quiet_host) {
+        quiet = ctx.quiet_host();
+        host_quiet = true;
+      }
+      if (!fresh) {
+        reference_adjacent = true;
+        time_candidate_then_reference();
+        return false;
+      }
     }
     time_candidate(ref.value());
     return rec.perf_ok;

@@ -80,7 +80,8 @@ struct JudgeContext {
   /// Keeps worker starts off the host until the returned token is dropped
   /// (sandbox::WorkerPool::quiet_starts): taken around the candidate's timing when the task's
   /// reference has a host-synchronising workload (`--reference-timing session` and `cached`,
-  /// where the reference was timed so too); without it the candidate is timed as it comes.
+  /// where the reference was timed so too, and is timed again right after the candidate unless
+  /// it was timed in the same hold); without it the candidate is timed as it comes.
   std::function<std::shared_ptr<void>()> quiet_host{};
 };
 

@@ -99,7 +99,7 @@ class FakeReferences final : public ReferenceSide {
   }
   Result<std::vector<store::TimingRecord>> timings(const suite::Task& /*task*/,
                                                    bool& fresh) override {
-    fresh = false;
+    fresh = timings_fresh;
     return reference_timings;
   }
   Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& /*task*/) override {
@@ -122,6 +122,7 @@ class FakeReferences final : public ReferenceSide {
     }
     return out;
   }
+  bool timings_fresh = false;  ///< timings() reports the reference as timed just now
   int rechecked = 0;
   int timed_now = 0;                  ///< timings_now() calls
   bool candidate_killed_first = false;  ///< the channel was killed when timings_now() ran
@@ -958,8 +959,10 @@ TEST_F(JudgePerfTest, SessionReferenceTimingNeverTimesTheReferenceNow) {
 }
 
 TEST_F(JudgePerfTest, AHostSynchronisingReferencesCandidateIsTimedWithTheHostQuiet) {
-  // The quiet (worker starts held off the host) is taken right before the candidate's time
-  // request and ends before its perf recheck, which runs outside the exclusive hold.
+  // The reference was timed just now, in this hold (its first candidate): the quiet (worker
+  // starts held off the host) is taken right before the candidate's time request and ends
+  // before its perf recheck, which runs outside the exclusive hold.
+  references_.timings_fresh = true;
   std::vector<std::string> events;
   quiet_host_ = [&]() -> std::shared_ptr<void> {
     events.push_back(fmt::format("quiet after {} requests", channel_.requests.size()));
@@ -977,6 +980,7 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferencesCandidateIsTimedWithTheHostQui
   ASSERT_EQ(channel_.requests.size(), 4U);  // load, cases, time, recheck
   EXPECT_EQ(channel_.requests[2]["op"], "time");
   EXPECT_EQ(events, (std::vector<std::string>{"quiet after 2 requests", "ended after 3 requests"}));
+  EXPECT_EQ(references_.timed_now, 0);
 
   // A reference the GPU keeps busy: its candidates are timed as they come.
   events.clear();
@@ -985,6 +989,53 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferencesCandidateIsTimedWithTheHostQui
   rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}}));
   EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
   EXPECT_TRUE(events.empty());
+  EXPECT_EQ(references_.timed_now, 0);
+}
+
+TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToTheCandidate) {
+  // A cached reference (or one timed for an earlier candidate): the host it was timed on is not
+  // the host now. The candidate is timed and rechecked under the quiet, killed, and the
+  // reference timed again in the same hold; this submission's speedup is against that timing.
+  std::vector<std::string> events;
+  quiet_host_ = [&]() -> std::shared_ptr<void> {
+    events.push_back(fmt::format("quiet after {} requests", channel_.requests.size()));
+    return std::shared_ptr<void>(new int(0), [&](void* p) {
+      delete static_cast<int*>(p);
+      events.push_back(fmt::format("ended after {} requests, reference timed {} times",
+                                   channel_.requests.size(), references_.timed_now));
+    });
+  };
+  auto& ref = references_.reference_timings[0];
+  ref.samples_ms = {1.0, 1.0, 1.0};
+  ref.kernel_busy_ms = 0.2;
+  channel_.delay = std::chrono::milliseconds(5);
+  channel_.say(loaded());
+  channel_.say(honest_cases());
+  channel_.say(
+      frame(Json{{"op", "timings"},
+                 {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                           {"samples_ms", {0.9, 0.9}}}})}}));
+  std::vector<std::uint8_t> payload;
+  Json recheck = Json::array({ok_result(0, expected_values, payload)});
+  channel_.say(cases(recheck, payload));
+  auto result = evaluate_all();
+  EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
+  ASSERT_EQ(channel_.requests.size(), 4U);  // load, cases, time, recheck
+  EXPECT_EQ(references_.timed_now, 1);
+  EXPECT_TRUE(references_.candidate_killed_first);
+  EXPECT_EQ(events, (std::vector<std::string>{"quiet after 2 requests",
+                                              "ended after 4 requests, reference timed 1 times"}));
+  EXPECT_TRUE(result.reference_for_submission);
+  ASSERT_TRUE(result.fresh_reference_timings);
+  EXPECT_EQ((*result.fresh_reference_timings)[0].samples_ms, ref.samples_ms);
+
+  // Without a way to quiet the host (a caller that has none), still timed next to it.
+  quiet_host_ = nullptr;
+  references_.timed_now = 0;
+  channel_.requests.clear();
+  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}}));
+  EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
+  EXPECT_EQ(references_.timed_now, 1);
 }
 
 TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {
