@@ -68,17 +68,24 @@ def main() -> int:
 
     db = sqlite3.connect(db_path)
     rows = db.execute(
-        "SELECT s.task_key, c.workload_index, c.events_median_ms, r.events_median_ms, c.host_ms, "
+        # A submission's own reference timing (taken right after it, 20839c3) where it has one.
+        "SELECT s.task_key, c.workload_index, c.events_median_ms, "
+        "COALESCE(o.events_median_ms, r.events_median_ms), c.host_ms, "
         "c.kernel_busy_ms FROM candidate_timings c JOIN submissions s USING (submission_id) "
         "JOIN reference_timings r ON r.task_key = s.task_key "
-        "AND r.workload_index = c.workload_index").fetchall()
+        "AND r.workload_index = c.workload_index "
+        "LEFT JOIN submission_reference_timings o ON o.submission_id = c.submission_id "
+        "AND o.workload_index = c.workload_index").fetchall()
     by_key = {(t, w): (ref / cand, cand, host or 0.0, busy) for t, w, cand, ref, host, busy in rows
               if cand and ref}
     quiet = [(e["ts"], e["ts"] + e["dur"]) for e in spans if e.get("cat") == "exclusive"
              and e.get("args", {}).get("host_quiet")]
+    adjacent = [(e["ts"], e["ts"] + e["dur"]) for e in spans if e.get("cat") == "exclusive"
+                and e.get("args", {}).get("reference_adjacent")]
     kind = "host-synchronising" if a.host else "GPU-bound"
     split: dict[bool, list] = {False: [], True: []}
     quiet_count = 0
+    adjacent_count = 0
     for w in workloads:
         key = (task_of(w), int(w["name"].split()[1]))
         if key not in by_key:
@@ -93,12 +100,14 @@ def main() -> int:
         if a.host:  # a start waiting for its GPU hold does not work the host
             beside = sum(1 for n, s0, s1 in windows if n != "hold_wait" and s0 < end and s1 > begin)
             quiet_count += any(q0 <= begin and end <= q1 for q0, q1 in quiet)
+            adjacent_count += any(q0 <= begin and end <= q1 for q0, q1 in adjacent)
         else:
             beside = sum(1 for s0, s1 in starts if s0 < end and s1 > begin)
         phases = sorted({n for n, s0, s1 in windows if s0 < end and s1 > begin})
         split[beside > 0].append((round(ratio, 3), key[0], key[1], beside, phases))
     if a.host:
-        print(f"{kind} workloads timed with starts held off the host (host_quiet): {quiet_count}")
+        print(f"{kind} workloads timed with starts held off the host (host_quiet): {quiet_count}; "
+              f"with their reference timed right after them (reference_adjacent): {adjacent_count}")
     for beside in (False, True):
         rows_ = split[beside]
         slow = sorted(x for x in rows_ if x[0] < a.slow)
