@@ -9,9 +9,9 @@
 #include <set>
 
 #include "kbx/common/error.h"
-#include "kbx/stats/summary.h"
 #include "kbx/report/csv.h"
 #include "kbx/report/percent.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::report {
 namespace {

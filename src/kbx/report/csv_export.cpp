@@ -25,7 +25,6 @@ constexpr const char* compile_header =
 // Appended last in runs in CUDA-graph mode (docs/metrics.md "CUDA-graph mode").
 constexpr const char* graph_header = ",graph_speedup,graph_workloads";
 
-
 std::string number(bool present, double value) {
   return present ? fmt::format("{}", value) : std::string();
 }

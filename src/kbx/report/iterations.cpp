@@ -9,8 +9,8 @@
 #include <set>
 
 #include "kbx/report/csv.h"
-#include "kbx/stats/summary.h"
 #include "kbx/report/percent.h"
+#include "kbx/stats/summary.h"
 
 namespace kbx::report {
 namespace {

@@ -10,8 +10,8 @@
 #include "kbx/report/analyze.h"
 #include "kbx/report/best_known.h"
 #include "kbx/report/iterations.h"
-#include "kbx/report/taxonomy.h"
 #include "kbx/report/percent.h"
+#include "kbx/report/taxonomy.h"
 
 namespace kbx::report {
 namespace {
