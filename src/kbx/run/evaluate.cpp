@@ -667,7 +667,7 @@ struct Evaluation {
       }
       if (!fresh) {
         reference_adjacent = true;
-        time_candidate_then_reference();
+        time_candidate_then_reference(&ref.value());
         return false;
       }
     }
@@ -678,7 +678,10 @@ struct Evaluation {
   /// `--reference-timing adjacent`: the candidate is timed and rechecked, then killed (its
   /// process and CUDA context gone, so nothing it left running can slow the reference), then the
   /// reference is timed in the same GPU slot (the exclusive hold, other candidates frozen).
-  void time_candidate_then_reference() {
+  /// With `earlier` (a host-synchronising task under `session` or `cached`), a reference timing
+  /// that fails now falls back to that one, and the note says so: kbx's side failing must not
+  /// cost a correct candidate its perf.
+  void time_candidate_then_reference(const std::vector<store::TimingRecord>* earlier = nullptr) {
     time_candidate(std::nullopt);
     if (!rec.perf_ok) {
       return;
@@ -690,6 +693,21 @@ struct Evaluation {
     candidate.kill();
     candidate.exit_status(std::chrono::milliseconds(3000));  // reaped: its context is gone
     auto ref = ctx.references.timings_now(task);
+    if (earlier != nullptr) {
+      std::string why = !ref ? std::string(ref.error().what()) : std::string();
+      for (std::size_t i = 0; ref && why.empty() && i < ref->size(); ++i) {
+        if ((*ref)[i].status != "ok") {
+          why = fmt::format("workload {}: {}", i, (*ref)[i].error);
+        }
+      }
+      if (!why.empty()) {
+        rec.perf_note = fmt::format(
+            "against the reference timed before this candidate (timing it again failed: {})",
+            why);
+        check_reference_timings(*earlier);
+        return;
+      }
+    }
     if (!ref) {
       rec.perf_ok = false;
       rec.perf_note = fmt::format("perf failed: reference timing: {}", ref.error().what());

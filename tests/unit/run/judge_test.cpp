@@ -1029,6 +1029,27 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   ASSERT_TRUE(result.fresh_reference_timings);
   EXPECT_EQ((*result.fresh_reference_timings)[0].samples_ms, ref.samples_ms);
 
+  // The reference's timing failing now (kbx's side): the earlier one stands, and says so.
+  references_.timed_now = 0;
+  references_.timings_now_error = "the reference worker died";
+  channel_.requests.clear();
+  channel_.say(loaded());
+  channel_.say(honest_cases());
+  channel_.say(
+      frame(Json{{"op", "timings"},
+                 {"results", Json::array({{{"index", 0}, {"status", "ok"},
+                                           {"samples_ms", {0.9, 0.9}}}})}}));
+  channel_.say(cases(recheck, payload));
+  result = evaluate_all();
+  EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
+  EXPECT_NE(result.record.perf_note.find("timing it again failed: the reference worker died"),
+            std::string::npos)
+      << result.record.perf_note;
+  EXPECT_EQ(references_.timed_now, 1);
+  EXPECT_FALSE(result.reference_for_submission);
+  EXPECT_FALSE(result.fresh_reference_timings);
+  references_.timings_now_error.clear();
+
   // Without a way to quiet the host (a caller that has none), still timed next to it.
   quiet_host_ = nullptr;
   references_.timed_now = 0;
