@@ -655,15 +655,21 @@ class JudgePerfTest : public JudgeTest {
     references_.reference_timings = {ref};
   }
 
-  store::EvaluationRecord time_with(Json results,
-                                    const std::vector<float>& recheck_values = expected_values) {
+  /// An honest candidate whose timing reply holds `results`, rechecked with `recheck_values`.
+  EvaluationResult time_all_with(Json results,
+                                 const std::vector<float>& recheck_values = expected_values) {
     channel_.say(loaded());
     channel_.say(honest_cases());
     channel_.say(frame(Json{{"op", "timings"}, {"results", std::move(results)}}));
     std::vector<std::uint8_t> payload;
     Json recheck = Json::array({ok_result(0, recheck_values, payload)});
     channel_.say(cases(recheck, payload));
-    return evaluate();
+    return evaluate_all();
+  }
+
+  store::EvaluationRecord time_with(Json results,
+                                    const std::vector<float>& recheck_values = expected_values) {
+    return time_all_with(std::move(results), recheck_values).record;
   }
 };
 
@@ -764,15 +770,8 @@ TEST_F(JudgePerfTest, HonestTimingsAreKept) {
 TEST_F(JudgePerfTest, AdjacentReferenceTimingComesAfterTheCandidateIsKilled) {
   channel_.delay = std::chrono::milliseconds(5);
   options_.reference_timing = "adjacent";
-  channel_.say(loaded());
-  channel_.say(honest_cases());
-  channel_.say(frame(Json{{"op", "timings"},
-                          {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                                    {"samples_ms", {0.5, 0.5}}}})}}));
-  std::vector<std::uint8_t> payload;
-  Json recheck = Json::array({ok_result(0, expected_values, payload)});
-  channel_.say(cases(recheck, payload));
-  auto result = evaluate_all();
+  auto result =
+      time_all_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.5}}}}));
   EXPECT_EQ(result.record.outcome, "ok") << result.record.detail;
   EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
   EXPECT_EQ(references_.timed_now, 1);
@@ -1009,16 +1008,8 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   ref.samples_ms = {1.0, 1.0, 1.0};
   ref.kernel_busy_ms = 0.2;
   channel_.delay = std::chrono::milliseconds(5);
-  channel_.say(loaded());
-  channel_.say(honest_cases());
-  channel_.say(
-      frame(Json{{"op", "timings"},
-                 {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                           {"samples_ms", {0.9, 0.9}}}})}}));
-  std::vector<std::uint8_t> payload;
-  Json recheck = Json::array({ok_result(0, expected_values, payload)});
-  channel_.say(cases(recheck, payload));
-  auto result = evaluate_all();
+  const Json timed = Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}});
+  auto result = time_all_with(timed);
   EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
   ASSERT_EQ(channel_.requests.size(), 4U);  // load, cases, time, recheck
   EXPECT_EQ(references_.timed_now, 1);
@@ -1033,14 +1024,7 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   references_.timed_now = 0;
   references_.timings_now_error = "the reference worker died";
   channel_.requests.clear();
-  channel_.say(loaded());
-  channel_.say(honest_cases());
-  channel_.say(
-      frame(Json{{"op", "timings"},
-                 {"results", Json::array({{{"index", 0}, {"status", "ok"},
-                                           {"samples_ms", {0.9, 0.9}}}})}}));
-  channel_.say(cases(recheck, payload));
-  result = evaluate_all();
+  result = time_all_with(timed);
   EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
   EXPECT_NE(result.record.perf_note.find("timing it again failed: the reference worker died"),
             std::string::npos)
@@ -1054,7 +1038,7 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   quiet_host_ = nullptr;
   references_.timed_now = 0;
   channel_.requests.clear();
-  auto rec = time_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9, 0.9}}}}));
+  auto rec = time_with(timed);
   EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
   EXPECT_EQ(references_.timed_now, 1);
 }
