@@ -694,12 +694,7 @@ struct Evaluation {
     candidate.exit_status(std::chrono::milliseconds(3000));  // reaped: its context is gone
     auto ref = ctx.references.timings_now(task);
     if (earlier != nullptr) {
-      std::string why = !ref ? std::string(ref.error().what()) : std::string();
-      for (std::size_t i = 0; ref && why.empty() && i < ref->size(); ++i) {
-        if ((*ref)[i].status != "ok") {
-          why = fmt::format("workload {}: {}", i, (*ref)[i].error);
-        }
-      }
+      std::string why = ref ? first_timing_failure(*ref) : std::string(ref.error().what());
       if (!why.empty()) {
         rec.perf_note = fmt::format(
             "against the reference timed before this candidate (timing it again failed: {})",

@@ -408,6 +408,15 @@ Result<std::vector<CaseResult>> ReferenceService::canonicalize(
   return results;
 }
 
+std::string first_timing_failure(const std::vector<store::TimingRecord>& timings) {
+  for (const auto& t : timings) {
+    if (t.status != "ok") {
+      return fmt::format("workload {}: {}", t.workload, t.error);
+    }
+  }
+  return "";
+}
+
 bool any_host_synchronising(const std::vector<store::TimingRecord>& timings) {
   return std::any_of(timings.begin(), timings.end(), [](const store::TimingRecord& t) {
     return t.status == "ok" && t.kernel_busy_ms && !t.samples_ms.empty() &&
@@ -450,10 +459,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
     // all timed, so the cache and this run keep the same one).
     auto quiet = pool_.quiet_starts();
     auto again = take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
-    const bool all_ok = again && std::all_of(again->begin(), again->end(), [](const auto& t) {
-                          return t.status == "ok";
-                        });
-    if (all_ok) {  // a failure now keeps the first timing rather than losing the task's perf
+    if (again && first_timing_failure(*again).empty()) {  // a failure now keeps the first timing rather than losing the task's perf
       result = std::move(again);
       std::lock_guard<std::mutex> lock(mutex_);
       timings_taken_quiet_ += 1;

@@ -46,6 +46,14 @@ std::optional<std::vector<store::TimingRecord>> parse_cached_timings(const std::
 /// failed as a whole: the worker died or timed out while torch.compile ran, say).
 std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const std::string& why);
 
+/// "workload N: error" for the first workload of `timings` that did not time, "" when all did.
+std::string first_timing_failure(const std::vector<store::TimingRecord>& timings);
+
+/// Whether any timed workload of `timings` is host-synchronising (stats::host_synchronising on
+/// its samples' median and kernel busy time): its samples hold the host's share, so they are
+/// timed with worker starts kept off the host (WorkerPool::QuietStarts).
+bool any_host_synchronising(const std::vector<store::TimingRecord>& timings);
+
 /// Owns the trusted reference workers: per GPU one that takes the timings, and up to
 /// max_output_workers() for the cases' outputs, canonical forms and perf rechecks (the timing
 /// worker among them, taken last), so that evaluations in
@@ -54,11 +62,6 @@ std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const s
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
 /// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
 /// (shared for outputs, exclusive for timings).
-/// Whether any timed workload of `timings` is host-synchronising (stats::host_synchronising on
-/// its samples' median and kernel busy time): its samples hold the host's share, so they are
-/// timed with worker starts kept off the host (WorkerPool::QuietStarts).
-bool any_host_synchronising(const std::vector<store::TimingRecord>& timings);
-
 class ReferenceService {
  public:
   /// `triton_version` joins the timing cache's key of the compile baseline (inductor's kernels

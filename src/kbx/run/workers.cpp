@@ -260,13 +260,7 @@ std::string Workers::time_baseline(const suite::Task& task, int gpu, const std::
               : failed_timings(task,
                                fmt::format("torch.compile baseline: {}", timings.error().what()));
   db_.save_baseline_timings(session_id_, task.key, baseline, stored, labels_.at(gpu));
-  std::string error;
-  for (const auto& t : stored) {
-    if (t.status != "ok" && error.empty()) {
-      error = fmt::format("workload {}: {}", t.workload, t.error);
-    }
-  }
-  return error;
+  return first_timing_failure(stored);
 }
 
 }  // namespace kbx::run

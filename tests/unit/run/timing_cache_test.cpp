@@ -51,5 +51,21 @@ TEST(TimingCache, AFailedWorkloadIsNeverServedFromTheCache) {
   EXPECT_FALSE(parse_cached_timings(cached_timings_text(task_named("Math/add.py"), reply), 1));
 }
 
+TEST(TimingFailure, NamesTheFirstWorkloadThatDidNotTime) {
+  store::TimingRecord ok;
+  ok.workload = 0;
+  ok.status = "ok";
+  store::TimingRecord oom = ok;
+  oom.workload = 1;
+  oom.status = "error";
+  oom.error = "out of memory";
+  store::TimingRecord dead = oom;
+  dead.workload = 2;
+  dead.error = "the worker died";
+  EXPECT_EQ(first_timing_failure({ok, oom, dead}), "workload 1: out of memory");
+  EXPECT_EQ(first_timing_failure({ok}), "");
+  EXPECT_EQ(first_timing_failure({}), "");
+}
+
 }  // namespace
 }  // namespace kbx::run
