@@ -459,7 +459,8 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
     // all timed, so the cache and this run keep the same one).
     auto quiet = pool_.quiet_starts();
     auto again = take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
-    if (again && first_timing_failure(*again).empty()) {  // a failure now keeps the first timing rather than losing the task's perf
+    // A failure now keeps the first timing rather than losing the task's perf.
+    if (again && first_timing_failure(*again).empty()) {
       result = std::move(again);
       std::lock_guard<std::mutex> lock(mutex_);
       timings_taken_quiet_ += 1;
