@@ -88,8 +88,8 @@ struct Evaluation {
   std::optional<std::vector<store::TimingRecord>> fresh_reference_timings;
   bool reference_for_submission = false;
   bool host_quiet = false;  // timed with worker starts held off the host (QuietStarts)
-  /// The reference timed again right after the candidate (a host-synchronising task whose
-  /// reference timing was not taken in this hold).
+  /// The reference timed again right after the candidate (a task whose reference holds a share
+  /// of host time, any_host_share, and was not timed in this hold).
   bool reference_adjacent = false;
   int handle = 0;
   /// Fresh workers for the later rounds of --reference-timing interleaved, taken before the
@@ -652,15 +652,16 @@ struct Evaluation {
     }
     rec.reference_session_id = ctx.session_id;
     std::shared_ptr<void> quiet;
-    if (any_host_synchronising(ref.value())) {
-      // A task whose reference holds the host's share in some workload: its time moves with
-      // the host's state (other workers' load, the CPUs' clocks), which a reference timed
-      // earlier, in another run or beside other work, does not share. The candidate is timed
-      // with worker starts held off the host, as that reference was (ReferenceService::timings),
-      // and unless the reference was timed just now, in this hold, it is timed again right
-      // after the candidate, as `--reference-timing adjacent` does (session 38: candidates of
-      // such tasks read 0.67-0.94x against references cached from the run before). The
-      // session's references are timed before any candidate starts, so that is every candidate.
+    if (any_host_share(ref.value())) {
+      // A task whose reference holds a share of host time in some workload (the GPU idle for
+      // over 30% of a sample): its time moves with the host's state (other workers' load, the
+      // CPUs' clocks), which a reference timed earlier, in another run or beside other work,
+      // does not share. The candidate is timed with worker starts held off the host, as that
+      // reference was (ReferenceService::timings), and unless the reference was timed just now,
+      // in this hold, it is timed again right after the candidate, as `--reference-timing
+      // adjacent` does (session 38: host-synchronising candidates read 0.67-0.94x against
+      // references cached from the run before; session 39: `svd`, the GPU busy 56%, 1.07x).
+      // The session's references are timed before any candidate starts: every candidate.
       if (ctx.quiet_host) {
         quiet = ctx.quiet_host();
         host_quiet = true;
@@ -678,7 +679,7 @@ struct Evaluation {
   /// `--reference-timing adjacent`: the candidate is timed and rechecked, then killed (its
   /// process and CUDA context gone, so nothing it left running can slow the reference), then the
   /// reference is timed in the same GPU slot (the exclusive hold, other candidates frozen).
-  /// With `earlier` (a host-synchronising task under `session` or `cached`), a reference timing
+  /// With `earlier` (a task holding a host share, under `session` or `cached`), a reference timing
   /// that fails now falls back to that one, and the note says so: kbx's side failing must not
   /// cost a correct candidate its perf.
   void time_candidate_then_reference(const std::vector<store::TimingRecord>* earlier = nullptr) {

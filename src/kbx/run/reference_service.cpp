@@ -417,10 +417,10 @@ std::string first_timing_failure(const std::vector<store::TimingRecord>& timings
   return "";
 }
 
-bool any_host_synchronising(const std::vector<store::TimingRecord>& timings) {
+bool any_host_share(const std::vector<store::TimingRecord>& timings) {
   return std::any_of(timings.begin(), timings.end(), [](const store::TimingRecord& t) {
     return t.status == "ok" && t.kernel_busy_ms && !t.samples_ms.empty() &&
-           stats::host_synchronising(stats::summarize(t.samples_ms).median, *t.kernel_busy_ms);
+           stats::holds_host_share(stats::summarize(t.samples_ms).median, *t.kernel_busy_ms);
   });
 }
 
@@ -452,7 +452,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   Result<std::vector<store::TimingRecord>> result =
       from_cache ? Result<std::vector<store::TimingRecord>>(std::move(*from_cache))
                  : take_timings(l, task, gpu, use_cache ? &cached_at : nullptr, baseline);
-  if (!from_cache && result && baseline == baseline_eager && any_host_synchronising(*result)) {
+  if (!from_cache && result && baseline == baseline_eager && any_host_share(*result)) {
     // Samples that hold the host's share, taken while other workers were starting: taken again
     // with the starts held off, as every candidate of the task will be (evaluate.cpp); this
     // timing is the one kept, and cached (take_timings caches only a timing whose workloads

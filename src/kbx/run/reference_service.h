@@ -49,10 +49,11 @@ std::vector<store::TimingRecord> failed_timings(const suite::Task& task, const s
 /// "workload N: error" for the first workload of `timings` that did not time, "" when all did.
 std::string first_timing_failure(const std::vector<store::TimingRecord>& timings);
 
-/// Whether any timed workload of `timings` is host-synchronising (stats::host_synchronising on
-/// its samples' median and kernel busy time): its samples hold the host's share, so they are
-/// timed with worker starts kept off the host (WorkerPool::QuietStarts).
-bool any_host_synchronising(const std::vector<store::TimingRecord>& timings);
+/// Whether any timed workload of `timings` holds a share of host time (stats::holds_host_share
+/// on its samples' median and kernel busy time): the host's state moves such samples, so they
+/// are timed with worker starts kept off the host (WorkerPool::QuietStarts), and a reference
+/// timed earlier is timed again next to each candidate (evaluate.cpp).
+bool any_host_share(const std::vector<store::TimingRecord>& timings);
 
 /// Owns the trusted reference workers: per GPU one that takes the timings, and up to
 /// max_output_workers() for the cases' outputs, canonical forms and perf rechecks (the timing

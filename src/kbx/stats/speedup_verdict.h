@@ -46,6 +46,21 @@ inline bool host_synchronising(double median_ms, double kernel_busy_ms) {
          median_ms - kernel_busy_ms > 0.05;
 }
 
+/// The GPU's busy share of a sample under which the host's state moves a workload's timing by
+/// percents: session 39 on an H100, references cached a run earlier against candidates timed
+/// now, `svd` (GPU busy 56% of its calls at the least) read 1.07x twice, `fused_svd_reconstruct`,
+/// `invert_matrix_lu`, `cholesky` (57-63%) 1.02-1.03x; those busy 76% or more moved under 2.3%.
+constexpr double host_share_busy_fraction = 0.7;
+
+/// Whether a workload's samples hold a share of host time that the host's state moves: the GPU
+/// busy under host_share_busy_fraction of the median sample and over 50 us less. Looser than
+/// host_synchronising (which widens verdicts): kbx times such workloads with worker starts held
+/// off the host, and their reference again next to each candidate (run/evaluate.cpp).
+inline bool holds_host_share(double median_ms, double kernel_busy_ms) {
+  return std::isfinite(median_ms) && kernel_busy_ms < host_share_busy_fraction * median_ms &&
+         median_ms - kernel_busy_ms > 0.05;
+}
+
 /// `interval` widened by `margin` on each side: [low / (1 + margin), high * (1 + margin)].
 Interval widen(const Interval& interval, double margin);
 

@@ -1041,6 +1041,19 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   auto rec = time_with(timed);
   EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
   EXPECT_EQ(references_.timed_now, 1);
+
+  // Not host-synchronising, yet the GPU idle for 40% of each sample (`svd` on an H100): the
+  // host's state still moves it, so it is timed next to its reference too; at 80% busy it is not.
+  ref.kernel_busy_ms = 0.6;
+  references_.timed_now = 0;
+  rec = time_with(timed);
+  EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
+  EXPECT_EQ(references_.timed_now, 1);
+  ref.kernel_busy_ms = 0.8;
+  references_.timed_now = 0;
+  rec = time_with(timed);
+  EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
+  EXPECT_EQ(references_.timed_now, 0);
 }
 
 TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {

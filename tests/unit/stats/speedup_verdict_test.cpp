@@ -62,6 +62,19 @@ TEST(SpeedupVerdict, WidenDividesTheLowEndAndMultipliesTheHighEnd) {
   EXPECT_EQ(judge(w.low, w.high), SpeedupVerdict::ambiguous);
 }
 
+TEST(SpeedupVerdict, AHostShareIsLooserThanHostSynchronising) {
+  // A 1 ms sample: host-synchronising under 0.5 ms of GPU busy time, a host share under 0.7 ms.
+  EXPECT_TRUE(host_synchronising(1.0, 0.4));
+  EXPECT_TRUE(holds_host_share(1.0, 0.4));
+  EXPECT_FALSE(host_synchronising(1.0, 0.6));
+  EXPECT_TRUE(holds_host_share(1.0, 0.6));  // `svd` on an H100: the GPU busy 56%
+  EXPECT_FALSE(holds_host_share(1.0, 0.75));
+  // Short calls whose launches leave gaps: 50 us of idle at most is neither.
+  EXPECT_FALSE(holds_host_share(0.06, 0.015));
+  EXPECT_TRUE(holds_host_share(0.08, 0.02));
+  EXPECT_FALSE(holds_host_share(std::nan(""), 0.0));
+}
+
 TEST(SpeedupVerdict, NamesAreTheExportedStrings) {
   EXPECT_EQ(to_string(SpeedupVerdict::faster), "faster");
   EXPECT_EQ(to_string(SpeedupVerdict::same), "same");
