@@ -17,17 +17,5 @@ tasks+=",Activation/relu.py,Math/add.py,Reduce/sum.py"
 R=/tmp/kbx-timing-cache
 RUNS=2 EVAL_ARGS="--warmup-ms 2 --ci-budget-ms 40 --trace $R/trace@RUN@.json" \
   tools/h200_timing_cache.sh "$tasks"
-for i in 1 2; do
-  python3 - "$R/trace$i.json" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))
-ev = t["traceEvents"] if isinstance(t, dict) else t
-ex = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "exclusive"]
-adj = [e["name"] for e in ex if e.get("args", {}).get("reference_adjacent")]
-quiet = [e for e in ex if e.get("args", {}).get("host_quiet")]
-print(f"{sys.argv[1]}: {len(ex)} exclusive holds, {sum(e['dur'] for e in ex) / 1e6:.1f} s; "
-      f"host_quiet {len(quiet)}, reference_adjacent {len(adj)} "
-      f"({sum(e['dur'] for e in ex if e.get('args', {}).get('reference_adjacent')) / 1e6:.1f} s)")
-PY
-done
+python3 tune/exclusive_holds.py $(for i in 1 2; do echo "$R/trace$i.json"; done)
 grep -h "taken again\|Outcomes" $R/run*.log
