@@ -49,7 +49,7 @@ inline bool host_synchronising(double median_ms, double kernel_busy_ms) {
 /// The GPU's busy share of a sample under which the host's state moves a workload's timing by
 /// percents: session 39 on an H100, references cached a run earlier against candidates timed
 /// now, `svd` (GPU busy 56% of its calls at the least) read 1.07x twice, `fused_svd_reconstruct`,
-/// `invert_matrix_lu`, `cholesky` (57-63%) 1.02-1.03x; those busy 76% or more moved under 2.3%.
+/// `invert_matrix_lu`, `cholesky` (54-63%) 1.01-1.03x; those busy 76% or more moved under 2.3%.
 constexpr double host_share_busy_fraction = 0.7;
 
 /// Whether a workload's samples hold a share of host time that the host's state moves: the GPU
