@@ -38,12 +38,19 @@ constexpr double slot_margin = 0.03;
 /// its speedup that much.
 constexpr double host_synchronising_margin = 1.0;
 
+/// Whether the GPU sat idle through a workload's samples beyond a share: busy under
+/// `busy_fraction` of the median sample and over 50 us less (short calls whose launches leave
+/// small gaps are never counted). The one test behind host_synchronising and holds_host_share.
+inline bool gpu_idle_beyond(double median_ms, double kernel_busy_ms, double busy_fraction) {
+  return std::isfinite(median_ms) && kernel_busy_ms < busy_fraction * median_ms &&
+         median_ms - kernel_busy_ms > 0.05;
+}
+
 /// Whether a workload's calls spend most of their time on the host (LAPACK steps, a
-/// synchronising check): the GPU busy under half the median sample and over 50 us less. Such
+/// synchronising check): the GPU busy under half the median sample (gpu_idle_beyond). Such
 /// samples hold the host's share, so what else runs on the host moves them.
 inline bool host_synchronising(double median_ms, double kernel_busy_ms) {
-  return std::isfinite(median_ms) && kernel_busy_ms < 0.5 * median_ms &&
-         median_ms - kernel_busy_ms > 0.05;
+  return gpu_idle_beyond(median_ms, kernel_busy_ms, 0.5);
 }
 
 /// The GPU's busy share of a sample under which the host's state moves a workload's timing by
@@ -53,12 +60,11 @@ inline bool host_synchronising(double median_ms, double kernel_busy_ms) {
 constexpr double host_share_busy_fraction = 0.7;
 
 /// Whether a workload's samples hold a share of host time that the host's state moves: the GPU
-/// busy under host_share_busy_fraction of the median sample and over 50 us less. Looser than
+/// busy under host_share_busy_fraction of the median sample (gpu_idle_beyond). Looser than
 /// host_synchronising (which widens verdicts): kbx times such workloads with worker starts held
 /// off the host, and their reference again next to each candidate (run/evaluate.cpp).
 inline bool holds_host_share(double median_ms, double kernel_busy_ms) {
-  return std::isfinite(median_ms) && kernel_busy_ms < host_share_busy_fraction * median_ms &&
-         median_ms - kernel_busy_ms > 0.05;
+  return gpu_idle_beyond(median_ms, kernel_busy_ms, host_share_busy_fraction);
 }
 
 /// `interval` widened by `margin` on each side: [low / (1 + margin), high * (1 + margin)].
