@@ -366,6 +366,20 @@ def test_a_call_that_only_enqueues_is_not_taken_for_blocking(monkeypatch):
     assert "blocks_host" not in extra and timing.BLOCK_PROBE_MS not in sleeps
 
 
+def test_the_blocking_probe_counts_towards_the_warm_up_time(monkeypatch):
+    # A launch-bound call of 0.1 ms and a 3 ms warm-up: the probe (a plain call, then one behind a
+    # 1 ms sleep) runs once the two minimum calls are done and is part of the 3 ms, not after it.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.1, gpu_ms=0.02, blocking=False)
+    warm = timing._warm_up(call, _settings(warmup_ms=3), probe=True)
+    assert warm.blocking is False and sleeps == [timing.BLOCK_PROBE_MS]
+    assert timing._perf_counter() * 1e3 == pytest.approx(3.0, abs=0.15)
+    # Without a probe wanted (GPU-bound), no sleep; without `probe`, none either.
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.02, gpu_ms=0.5, blocking=False)
+    assert timing._warm_up(call, _settings(warmup_ms=3), probe=True).blocking is None
+    call, sleeps = _gpu_with_a_queue(monkeypatch, host_ms=0.1, gpu_ms=0.02, blocking=False)
+    assert timing._warm_up(call, _settings(warmup_ms=3)).blocking is None and not sleeps
+
+
 def test_the_host_time_is_a_median_that_one_stall_does_not_move(monkeypatch):
     call, _ = _gpu_with_a_queue(monkeypatch, host_ms=0.1, gpu_ms=0.02, blocking=False)
     calls = [0]
@@ -888,21 +902,21 @@ def _split_gpu(monkeypatch, launches_ms, gpu_ms):
 
 def test_a_long_gpu_bound_call_warms_up_in_one_call(monkeypatch):
     call = _split_gpu(monkeypatch, lambda i: 0.05, 20.0)
-    calls, best_ms, launch_ms = timing._warm_up(call, _settings(warmup_ms=2))
+    calls, best_ms, launch_ms, _ = timing._warm_up(call, _settings(warmup_ms=2))
     assert calls == 1 and best_ms == pytest.approx(20.05) and launch_ms == pytest.approx(0.05)
 
 
 def test_a_long_call_whose_first_launch_compiled_warms_up_twice(monkeypatch):
     # The first launch spent 500 ms on the host (a compile): the GPU's time is still unknown.
     call = _split_gpu(monkeypatch, lambda i: 500.0 if i == 0 else 0.05, 20.0)
-    calls, best_ms, _ = timing._warm_up(call, _settings(warmup_ms=2))
+    calls, best_ms, _, _ = timing._warm_up(call, _settings(warmup_ms=2))
     assert calls == 2 and best_ms == pytest.approx(20.05)
 
 
 @pytest.mark.parametrize("gpu_ms,warmup_ms", [(0.5, 0), (20.0, 50)])
 def test_short_calls_and_a_warmup_time_still_take_their_calls(monkeypatch, gpu_ms, warmup_ms):
     call = _split_gpu(monkeypatch, lambda i: 0.05, gpu_ms)
-    calls, _, _ = timing._warm_up(call, _settings(warmup_ms=warmup_ms))
+    calls = timing._warm_up(call, _settings(warmup_ms=warmup_ms)).calls
     assert calls == max(2, int(warmup_ms // (gpu_ms + 0.05)) + 1)
 
 

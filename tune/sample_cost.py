@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Where one workload's sampling spends its wall time (issue 7's wall time, session 40).
+
+Session 39's full-suite profile on an H100 (cached references): the candidates' samples took
+59.2 s of 110 s of exclusive holds. Workloads of 0.05-0.2 ms took 25.5 ms of sampling for 105
+samples whose GPU time (event median plus the L2 flush) is about 14.6 ms: this times the worker's
+own `timing.sample` on calls of several lengths and shapes, with its module functions wrapped to
+count where the host's time goes (the blocking probe, head-start sleeps, enqueueing, the final
+synchronisation, reading the events, the interval), and the L2 flush alone at 1x and 2x the L2
+size, with a read of an L2-sized input after each flush (whether 1x evicts as 2x does).
+
+usage: python3 tune/sample_cost.py [REPEATS (3)]
+"""
+import collections
+import pathlib
+import statistics
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+import torch  # noqa: E402
+
+from kbx_worker import timing  # noqa: E402
+
+SPENT: collections.Counter = collections.Counter()
+COUNT: collections.Counter = collections.Counter()
+
+
+def wrap(name):
+    inner = getattr(timing, name)
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            SPENT[name] += time.perf_counter() - t
+            COUNT[name] += 1
+    setattr(timing, name, timed)
+
+
+def wrap_method(cls, name, label):
+    inner = getattr(cls, name)
+
+    def timed(self, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return inner(self, *args, **kwargs)
+        finally:
+            SPENT[label] += time.perf_counter() - t
+            COUNT[label] += 1
+    setattr(cls, name, timed)
+
+
+def main():
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    torch.cuda.init()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    print(f"{torch.cuda.get_device_name(0)}, L2 {l2 / 2**20:.0f} MiB")
+    flush2 = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    flush1 = torch.empty(l2, dtype=torch.uint8, device="cuda")
+    timing.spin_up(flush2, 50.0)
+
+    # The flush alone, and a read of an input of half the L2 right after it.
+    def events_ms(fn, n=200):
+        out = []
+        for _ in range(n):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            out.append((s, e))
+        torch.cuda.synchronize()
+        return statistics.median(s.elapsed_time(e) for s, e in out)
+    half = torch.randn(l2 // 8, device="cuda")  # l2/2 bytes of float32
+    print(f"flush 2x L2 {events_ms(flush2.zero_) * 1e3:.1f} us, 1x L2 {events_ms(flush1.zero_) * 1e3:.1f} us")
+    for label, buf in (("none", None), ("1x", flush1), ("2x", flush2)):
+        out = []
+        for _ in range(200):
+            if buf is not None:
+                buf.zero_()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            half.sum()
+            e.record()
+            out.append((s, e))
+        torch.cuda.synchronize()
+        print(f"  sum of L2/2 bytes after flush {label}: "
+              f"{statistics.median(s.elapsed_time(e) for s, e in out) * 1e3:.2f} us")
+
+    for name in ("blocks_host", "_synchronize", "_sleep", "_elapsed_time", "median_ci_rel",
+                 "_zero", "_record", "_query", "steady", "_warm_up"):
+        wrap(name)
+    wrap_method(timing._Batches, "_enqueue", "_enqueue")
+
+    x4k = torch.randn(4096, device="cuda")
+    x1m = torch.randn(1 << 20, device="cuda")
+    x4m = torch.randn(4 << 20, device="cuda")
+    a = torch.randn(512, 512, device="cuda")
+
+    def chain():  # eight small eager ops: host-heavy, about 0.05-0.1 ms of GPU
+        y = torch.sigmoid(x1m) * x1m
+        y = y + 1.0
+        y = torch.tanh(y)
+        y = y * 0.5
+        y = torch.relu(y - 0.1)
+        return y.sum()
+
+    calls = {"add 4K": lambda: x4k + 1, "relu 1M": lambda: torch.relu(x1m),
+             "chain 1M": chain, "softmax 4M": lambda: torch.softmax(x4m.view(2048, 2048), 1),
+             "matmul 512": lambda: a @ a}
+    settings = timing.Settings()
+    settings.ci_budget_ms = 40.0
+    print(f"{'call':11} {'wall':>7} {'n':>5} {'median':>8} {'gpu(n)':>7} {'host':>6}  parts (ms)")
+    for name, call in calls.items():
+        for r in range(repeats):
+            SPENT.clear()
+            COUNT.clear()
+            timing._cycles_per_ms.clear()
+            timing._flush_ms.clear()
+            extra: dict = {}
+            t = time.perf_counter()
+            samples, warm = timing.sample(call, settings, flush2, extra)
+            wall = (time.perf_counter() - t) * 1e3
+            med = statistics.median(samples)
+            flush_ms = timing._flush_ms[0] if timing._flush_ms else 0.0
+            gpu = len(samples) * (med + flush_ms)
+            parts = " ".join(f"{k}={v * 1e3:.2f}({COUNT[k]})" for k, v in SPENT.most_common())
+            print(f"{name:11} {wall:7.2f} {len(samples):5d} {med * 1e3:7.1f}u {gpu:7.2f} "
+                  f"{extra.get('host_ms', 0) * 1e3:5.1f}u  {extra.get('sampling')} warm={warm} {parts}")
+
+
+if __name__ == "__main__":
+    main()
