@@ -89,6 +89,64 @@ def main():
         print(f"  sum of L2/2 bytes after flush {label}: "
               f"{statistics.median(s.elapsed_time(e) for s, e in out) * 1e3:.2f} us")
 
+    # The host's cost of each thing a sample enqueues (us per call, 500 calls, synchronised after).
+    def host_us(fn, n=500):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        per = (time.perf_counter() - t) / n * 1e6
+        torch.cuda.synchronize()
+        return per
+    ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
+    ev[0].record()
+    torch.cuda.synchronize()
+    tiny = torch.randn(4096, device="cuda")
+    x1m_ = torch.randn(1 << 20, device="cuda")
+    print("host us per call: " + ", ".join(f"{k} {host_us(f):.1f}" for k, f in (
+        ("zero_ 2x", flush2.zero_), ("zero_ 1x", flush1.zero_),
+        ("Event() x2", lambda: (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))),
+        ("record", ev[1].record), ("query", ev[0].query), ("elapsed", lambda: ev[0].elapsed_time(ev[1])),
+        ("perf_counter", time.perf_counter), ("tiny+1", lambda: tiny + 1),
+        ("_sleep(2000)", lambda: torch.cuda._sleep(2000)))))
+
+    # The sample loop itself (a head start, then 256 samples of flush, event, call, event, query),
+    # per sample in us of wall: with fresh events per sample as the worker makes them, or with
+    # events made once and reused; with the 2x or the 1x flush; with no query.
+    pool = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+            for _ in range(256)]
+    for s_, e_ in pool:
+        s_.record()
+        e_.record()
+    torch.cuda.synchronize()
+    cycles = timing._gpu_cycles_per_ms()
+
+    def loop(call, buf, reuse, query=True, n=256):
+        events = pool if reuse else [(torch.cuda.Event(enable_timing=True),
+                                      torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        torch.cuda._sleep(int(cycles * 2.0))
+        h = time.perf_counter()
+        for s_, e_ in events:
+            buf.zero_()
+            s_.record()
+            call()
+            e_.record()
+            if query:
+                s_.query()
+        h = (time.perf_counter() - h) / n * 1e6
+        torch.cuda.synchronize()
+        med = statistics.median(s_.elapsed_time(e_) for s_, e_ in events) * 1e3
+        return (time.perf_counter() - t) / n * 1e6, h, med
+    for label, call in (("add 4K", lambda: tiny + 1), ("relu 1M", lambda: torch.relu(x1m_))):
+        for variant, args in (("fresh 2x", (flush2, False)), ("reuse 2x", (flush2, True)),
+                              ("fresh 1x", (flush1, False)), ("reuse 1x", (flush1, True)),
+                              ("reuse 1x noquery", (flush1, True, False))):
+            rows = [loop(call, *args) for _ in range(5)]
+            w, h, m = (statistics.median(r[i] for r in rows) for i in range(3))
+            print(f"  loop {label:8} {variant:17} wall {w:6.1f} us/sample, host {h:5.1f}, event median {m:6.2f} us")
+
     for name in ("blocks_host", "_synchronize", "_sleep", "_elapsed_time", "median_ci_rel",
                  "_zero", "_record", "_query", "steady", "_warm_up"):
         wrap(name)
