@@ -183,7 +183,7 @@ def init_device(config: WorkerConfig, libraries: Any = None,
                 phases: dict[str, float] | None = None,
                 hold: ContextHold | None = None) -> DeviceState:
     """Sets threads and, for CUDA, starts the kernel inventory, then makes the context and the
-    flush buffer (2x the L2 size) under `hold` (when given), then loads Triton's driver glue.
+    flush buffer (the L2 size) under `hold` (when given), then loads Triton's driver glue.
     Into `phases` (ms): `cupti` (the inventory's start), `hold_wait` (until kbx granted the hold),
     `cuda_context`, `flush_buffer` (allocated), `triton_driver`. On the CPU there is no context:
     the hold is taken and given back at once (the same frames, so the CPU path tests them)."""
@@ -224,7 +224,7 @@ def init_device(config: WorkerConfig, libraries: Any = None,
     phase("cuda_context")
     # Allocated, not written: a start runs no kernel of its own (kbx eval --worker-start-hold
     # none), and every time request's spin-up zeroes the buffer before its first sample.
-    flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda")
+    flush_buffer = torch.empty(l2_bytes, dtype=torch.uint8, device="cuda")
     phase("flush_buffer")
     if hold is not None:
         hold.give()
