@@ -147,6 +147,22 @@ def main():
             w, h, m = (statistics.median(r[i] for r in rows) for i in range(3))
             print(f"  loop {label:8} {variant:17} wall {w:6.1f} us/sample, host {h:5.1f}, event median {m:6.2f} us")
 
+    # Building a perf workload's inputs (the worker's ValueBuilder on the GPU), ms per build.
+    from kbx_worker.values import ValueBuilder
+    for shape in ([4096], [1 << 20], [4096, 4096]):
+        spec = [{"tensor": {"shape": shape}}, {"tensor": {"shape": shape, "init": "rand"}}]
+        out = []
+        for seed in range(30):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            args, _ = ValueBuilder(seed, "cuda", None, draw_on_device=True).build_call(spec, {})
+            torch.manual_seed(seed)
+            out.append((time.perf_counter() - t) * 1e3)
+            del args
+        torch.cuda.synchronize()
+        print(f"  inputs, two tensors of {shape}: median {statistics.median(out):.3f} ms, "
+              f"first {out[0]:.3f} ms, max {max(out):.3f} ms")
+
     for name in ("blocks_host", "_synchronize", "_sleep", "_elapsed_time", "median_ci_rel",
                  "_zero", "_record", "_query", "steady", "_warm_up"):
         wrap(name)
