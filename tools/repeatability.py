@@ -7,7 +7,9 @@ Per run: the self-check when the submissions are the references (|speedup - 1| p
 95th percentile, tasks within 0.95x-1.05x) and per workload. Between each pair of runs: per task
 |delta speedup| / speedup (median, 95th percentile, share under 3%) and per workload the
 candidate's median time (median relative difference). Prints each run's tasks outside 0.95x-1.05x
-(and how many are outside 0.9x-1.1x) and the tasks that moved most between runs.
+(and how many are outside 0.9x-1.1x), the self-check's sign (a bias between the reference's
+process and the candidates' shows as speedups on one side of 1), and the tasks that moved most
+between runs.
 """
 
 import itertools
@@ -69,6 +71,22 @@ def main() -> int:
         print(f"{name[-28:]:<28} {len(d):>5} {100 * statistics.median(d):>9.2f} {100 * pct(d, .95):>9.1f} "
               f"{sum(x <= 0.05 for x in d):>8}/{len(d):<3} {100 * statistics.median(wl):>8.2f} "
               f"{100 * pct(wl, .95):>8.1f}")
+    # The self-check's sign: noise scatters speedups on both sides of 1, a difference between the
+    # reference's process and the candidates' moves them to one side (session 40's H200: workloads
+    # under 20 us read 3.6% faster in the candidates in 85% of cases). By call length (the
+    # reference's median).
+    for name, r in runs:
+        signed = [v["speedup"] - 1 for v in r.values()]
+        by_len: dict = {}
+        for v in r.values():
+            for w, ref_ms in v["ref"].items():
+                edge = next(e for e in (0.02, 0.05, 0.2, 1.0, 10.0, float("inf")) if ref_ms < e)
+                by_len.setdefault(edge, []).append(ref_ms / v["cand"][w] - 1)
+        parts = " ".join(f"<{e:g}ms {100 * statistics.median(x):+.2f}% ({sum(y > 0 for y in x)}/"
+                         f"{len(x)})" for e, x in sorted(by_len.items()))
+        print(f"{name[-28:]}: signed self-check, task median {100 * statistics.median(signed):+.2f}% "
+              f"({sum(x > 0 for x in signed)}/{len(signed)} above 1); per workload above 1 by "
+              f"length: {parts}")
     for name, r in runs:  # the tasks outside 0.95x-1.05x, and issue 5's bar, 0.9x-1.1x
         out = sorted(((v["speedup"], k) for k, v in r.items() if abs(v["speedup"] - 1) > 0.05),
                      key=lambda x: abs(x[0] - 1), reverse=True)
