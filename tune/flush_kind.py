@@ -12,6 +12,11 @@ buffers) with 1,000 samples after each kind of flush: `zero` (the worker's: zero
 L2-sized buffer), `zero2x` (twice the L2), `read` (a max over an L2-sized buffer, read only),
 `none`. Per kernel and flush: each process's median and its interquartile range relative to it,
 then the spread of the medians across processes (max/min - 1): the figure a flush should shrink.
+Then, in each process, two kernels on inputs placed six times anew (the earlier ones kept): the
+spread across placements within a process. If it matches the spread across processes, where the
+inputs sit is what moves a process's times (session 40: the one reference worker read 3.6% slower
+than the candidate processes on workloads under 20 us, which agree with each other on average),
+and timing each short workload over several placements would shrink it.
 
 usage: python3 tune/flush_kind.py [PROCS (4)] [SAMPLES (1000)]
 """
@@ -57,6 +62,34 @@ def child(samples: int) -> None:
             xs = sorted(s.elapsed_time(e) * 1e3 for s, e in events)
             med = xs[len(xs) // 2]
             out[f"{name}|{kind}"] = (med, (xs[3 * len(xs) // 4] - xs[len(xs) // 4]) / med)
+    # The same kernels on inputs placed anew (the earlier ones kept alive, so each lands
+    # elsewhere), with the worker's flush: if the medians spread across placements within this
+    # process as much as across processes, where the inputs sit is what differs between processes.
+    keep = []
+    for name, make in (("add 4K", lambda: torch.randn(4096, device="cuda")),
+                       ("relu 64K", lambda: torch.randn(65536, device="cuda"))):
+        meds = []
+        for _ in range(6):
+            x = make()
+            keep.append(torch.empty(int(torch.randint(1, 64, (1,))) << 16, dtype=torch.uint8,
+                                    device="cuda"))  # a gap of 64 KiB-4 MiB before the next
+            call = (lambda x=x: x + 1) if name == "add 4K" else (lambda x=x: torch.relu(x))
+            for _ in range(20):
+                call()
+            torch.cuda.synchronize()
+            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(samples)]
+            torch.cuda._sleep(100_000_000)
+            for s, e in events:
+                zero1.zero_()
+                s.record()
+                call()
+                e.record()
+            torch.cuda.synchronize()
+            xs = sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+            meds.append(xs[len(xs) // 2])
+            keep.append(x)
+        out[f"{name}|placements"] = (statistics.median(meds), max(meds) / min(meds) - 1)
     print(json.dumps(out))
 
 
@@ -76,6 +109,11 @@ def main() -> None:
     print(f"{'kernel':9} {'flush':7} {'medians (us), one per process':42} {'IQR/med':>8} {'spread':>7}")
     for key in runs[0]:
         name, kind = key.split("|")
+        if kind == "placements":  # (median, spread within the process) per process
+            print(f"{name:9} six placements in each process: within-process spread "
+                  f"{' '.join(f'{r[key][1] * 100:.1f}%' for r in runs)}; their medians "
+                  f"{' '.join(f'{r[key][0]:.2f}' for r in runs)} us")
+            continue
         meds = [r[key][0] for r in runs]
         iqr = statistics.median(r[key][1] for r in runs)
         spread = max(meds) / min(meds) - 1
