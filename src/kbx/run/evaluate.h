@@ -59,8 +59,10 @@ class ReferenceSide {
       const suite::Task& task, const std::vector<suite::ResolvedCall>& calls,
       const std::vector<const std::vector<OutputLeaf>*>& outputs) = 0;
   virtual Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, bool& fresh) = 0;
-  /// Timings taken now, never cached (`--reference-timing adjacent`).
-  virtual Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task) = 0;
+  /// Timings taken now, never cached (`--reference-timing adjacent`), of the workloads whose
+  /// indices are in `only`, or of all when it is empty.
+  virtual Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task,
+                                                               const std::vector<int>& only) = 0;
   /// Outputs for perf-sized calls, computed now (perf rechecks).
   virtual Result<CaseOutputs> fresh_outputs(const suite::Task& task,
                                             const std::vector<suite::ResolvedCall>& calls) = 0;

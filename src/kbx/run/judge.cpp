@@ -279,6 +279,19 @@ bool apply_stream_check(store::TimingRecord& timing) {
   return true;
 }
 
+std::vector<store::TimingRecord> with_timings_replaced(std::vector<store::TimingRecord> base,
+                                                       std::vector<store::TimingRecord> now) {
+  for (auto& t : now) {
+    auto it = std::find_if(base.begin(), base.end(), [&](const store::TimingRecord& b) {
+      return b.workload == t.workload;
+    });
+    if (it != base.end()) {
+      *it = std::move(t);
+    }
+  }
+  return base;
+}
+
 std::vector<store::TimingRecord> merge_timing_rounds(
     const std::vector<std::vector<store::TimingRecord>>& rounds) {
   if (rounds.empty()) {

@@ -69,6 +69,11 @@ bool apply_stream_check(store::TimingRecord& timing);
 std::vector<store::TimingRecord> merge_timing_rounds(
     const std::vector<std::vector<store::TimingRecord>>& rounds);
 
+/// `base` with each record replaced by the record of `now` for the same workload, where `now` has
+/// one (a reference timed earlier, some of whose workloads were timed again next to a candidate).
+std::vector<store::TimingRecord> with_timings_replaced(std::vector<store::TimingRecord> base,
+                                                       std::vector<store::TimingRecord> now);
+
 /// What judging the cases of one reply produced.
 struct CaseJudgement {
   std::vector<store::CaseRecord> cases;

@@ -417,11 +417,25 @@ std::string first_timing_failure(const std::vector<store::TimingRecord>& timings
   return "";
 }
 
+namespace {
+bool holds_host_share(const store::TimingRecord& t) {
+  return t.status == "ok" && t.kernel_busy_ms && !t.samples_ms.empty() &&
+         stats::holds_host_share(stats::summarize(t.samples_ms).median, *t.kernel_busy_ms);
+}
+}  // namespace
+
 bool any_host_share(const std::vector<store::TimingRecord>& timings) {
-  return std::any_of(timings.begin(), timings.end(), [](const store::TimingRecord& t) {
-    return t.status == "ok" && t.kernel_busy_ms && !t.samples_ms.empty() &&
-           stats::holds_host_share(stats::summarize(t.samples_ms).median, *t.kernel_busy_ms);
-  });
+  return std::any_of(timings.begin(), timings.end(), holds_host_share);
+}
+
+std::vector<int> host_share_workloads(const std::vector<store::TimingRecord>& timings) {
+  std::vector<int> out;
+  for (const auto& t : timings) {
+    if (holds_host_share(t)) {
+      out.push_back(t.workload);
+    }
+  }
+  return out;
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::Task& task, int gpu,
@@ -479,11 +493,11 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
   return result;
 }
 
-Result<std::vector<store::TimingRecord>> ReferenceService::timings_now(const suite::Task& task,
-                                                                       int gpu) {
+Result<std::vector<store::TimingRecord>> ReferenceService::timings_now(
+    const suite::Task& task, int gpu, const std::vector<int>& only) {
   Lane& l = lane(gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
-  return take_timings(l, task, gpu, nullptr);
+  return take_timings(l, task, gpu, nullptr, baseline_eager, only);
 }
 
 Result<std::vector<store::TimingRecord>> ReferenceService::cached_timings(const suite::Task& task,
@@ -530,11 +544,18 @@ std::optional<std::vector<store::TimingRecord>> ReferenceService::read_cached_ti
 }
 
 sandbox::Frame ReferenceService::time_request(int handle, const suite::Task& task,
-                                              const std::string& baseline) const {
+                                              const std::string& baseline,
+                                              const std::vector<int>& only) const {
+  auto workloads = suite::resolve_workloads(task, options_.seed);
+  if (!only.empty()) {
+    std::erase_if(workloads, [&](const suite::ResolvedCall& w) {
+      return std::find(only.begin(), only.end(), w.index) == only.end();
+    });
+  }
   sandbox::Frame req{Json{{"op", "time"},
                           {"handle", handle},
                           {"device", options_.device},
-                          {"workloads", calls_json(suite::resolve_workloads(task, options_.seed))},
+                          {"workloads", calls_json(workloads)},
                           {"settings", options_.timing.to_json()}},
                      {}};
   if (baseline != baseline_eager) {
@@ -547,7 +568,7 @@ sandbox::Frame ReferenceService::time_request(int handle, const suite::Task& tas
 
 Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
     Lane& l, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
-    const std::string& baseline) {
+    const std::string& baseline, const std::vector<int>& only) {
   auto handle = load(l, gpu, task);
   if (!handle) {
     return handle.error();
@@ -558,7 +579,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::take_timings(
                   (eager ? 0 : 60 * static_cast<int>(task.workloads.size()));
   // --timing-cpus: the reference worker on the CPUs every candidate is timed on.
   sandbox::PinnedCpus pinned(worker(l, gpu).pid(), options_.timing_cpus);
-  auto reply = call(l, gpu, time_request(*handle, task, baseline), timeout_s,
+  auto reply = call(l, gpu, time_request(*handle, task, baseline, only), timeout_s,
                     eager ? "timing " + task.key
                           : fmt::format("timing the {} baseline of {}", baseline, task.key));
   if (!reply) {

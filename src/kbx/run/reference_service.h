@@ -55,6 +55,11 @@ std::string first_timing_failure(const std::vector<store::TimingRecord>& timings
 /// timed earlier is timed again next to each candidate (evaluate.cpp).
 bool any_host_share(const std::vector<store::TimingRecord>& timings);
 
+/// The workloads of `timings` that hold a share of host time (as any_host_share), by index: a
+/// reference timed earlier has these, and only these, timed again next to each candidate (its
+/// GPU-bound workloads keep the earlier timing, as every other task's do).
+std::vector<int> host_share_workloads(const std::vector<store::TimingRecord>& timings);
+
 /// Owns the trusted reference workers: per GPU one that takes the timings, and up to
 /// max_output_workers() for the cases' outputs, canonical forms and perf rechecks (the timing
 /// worker among them, taken last), so that evaluations in
@@ -98,8 +103,10 @@ class ReferenceService {
   Result<std::vector<store::TimingRecord>> timings(const suite::Task& task, int gpu, bool& fresh,
                                                    const std::string& baseline = baseline_eager);
 
-  /// Timings taken now and not kept (`--reference-timing adjacent`: one set per submission).
-  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task, int gpu);
+  /// Timings taken now and not kept (`--reference-timing adjacent`: one set per submission), of
+  /// the workloads whose indices are in `only`, or of all when it is empty.
+  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& task, int gpu,
+                                                       const std::vector<int>& only);
 
   /// The timings (or the failure) timings() kept; an internal error if it never ran for the task.
   Result<std::vector<store::TimingRecord>> cached_timings(const suite::Task& task, int gpu);
@@ -147,11 +154,12 @@ class ReferenceService {
   /// also written there (`--reference-timing cached`).
   Result<std::vector<store::TimingRecord>> take_timings(
       Lane& lane, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
-      const std::string& baseline = baseline_eager);
-  /// The `time` request for the task's workloads; for the compile baseline it names the baseline,
+      const std::string& baseline = baseline_eager, const std::vector<int>& only = {});
+  /// The `time` request for the task's workloads (those in `only` when it is not empty); for the
+  /// compile baseline it names the baseline,
   /// its mode and the folder torch.compile keeps its caches in (cache_dir/torch-compile).
-  sandbox::Frame time_request(int handle, const suite::Task& task,
-                              const std::string& baseline) const;
+  sandbox::Frame time_request(int handle, const suite::Task& task, const std::string& baseline,
+                              const std::vector<int>& only = {}) const;
   /// Where `--reference-timing cached` keeps the task's timings on this GPU (requires lane.mutex):
   /// cache_dir/timings, keyed by the task and its version, the device (name, UUID, driver,
   /// CUDA), torch, kbx's version and commit, the seed and the timing settings; a baseline other

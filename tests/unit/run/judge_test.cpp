@@ -102,13 +102,22 @@ class FakeReferences final : public ReferenceSide {
     fresh = timings_fresh;
     return reference_timings;
   }
-  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& /*task*/) override {
+  Result<std::vector<store::TimingRecord>> timings_now(const suite::Task& /*task*/,
+                                                       const std::vector<int>& only) override {
     timed_now += 1;
+    timed_now_only = only;
     candidate_killed_first = channel != nullptr && channel->killed;
     if (!timings_now_error.empty()) {
       return Error(ErrorKind::worker, "{}", timings_now_error);
     }
-    return reference_timings;
+    std::vector<store::TimingRecord> out;
+    for (const auto& t : reference_timings) {
+      if (only.empty() || std::find(only.begin(), only.end(), t.workload) != only.end()) {
+        out.push_back(t);
+        out.back().samples_ms = timed_now_samples.empty() ? t.samples_ms : timed_now_samples;
+      }
+    }
+    return out;
   }
   Result<CaseOutputs> fresh_outputs(const suite::Task& /*task*/,
                                     const std::vector<suite::ResolvedCall>& calls) override {
@@ -125,6 +134,8 @@ class FakeReferences final : public ReferenceSide {
   bool timings_fresh = false;  ///< timings() reports the reference as timed just now
   int rechecked = 0;
   int timed_now = 0;                  ///< timings_now() calls
+  std::vector<int> timed_now_only;    ///< the workloads the last timings_now() call asked for
+  std::vector<double> timed_now_samples;  ///< what timings_now() reads, when set
   bool candidate_killed_first = false;  ///< the channel was killed when timings_now() ran
   std::string timings_now_error;
   const FakeChannel* channel = nullptr;
@@ -1054,6 +1065,54 @@ TEST_F(JudgePerfTest, AHostSynchronisingReferenceTimedEarlierIsTimedAgainNextToT
   rec = time_with(timed);
   EXPECT_TRUE(rec.perf_ok) << rec.perf_note;
   EXPECT_EQ(references_.timed_now, 0);
+}
+
+TEST_F(JudgePerfTest, OnlyTheHostShareWorkloadsOfAReferenceAreTimedAgain) {
+  // Workload 0 leaves the GPU idle for 80% of a sample, workload 1 keeps it busy: the reference
+  // timed earlier has workload 0 timed again next to the candidate, and keeps its timing of
+  // workload 1, as a GPU-bound task keeps all of its.
+  suite::Workload w1;
+  w1.index = 1;
+  task_.workloads.push_back(w1);
+  auto& refs = references_.reference_timings;
+  refs[0].samples_ms = {1.0, 1.0, 1.0};
+  refs[0].kernel_busy_ms = 0.2;
+  store::TimingRecord gpu_bound = refs[0];
+  gpu_bound.workload = 1;
+  gpu_bound.kernel_busy_ms = 0.95;
+  refs.push_back(gpu_bound);
+  references_.timed_now_samples = {0.7, 0.7};
+  channel_.delay = std::chrono::milliseconds(5);
+  auto result =
+      time_all_with(Json::array({{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.9}}},
+                                 {{"index", 1}, {"status", "ok"}, {"samples_ms", {0.9}}}}));
+  EXPECT_TRUE(result.record.perf_ok) << result.record.perf_note;
+  EXPECT_EQ(references_.timed_now, 1);
+  EXPECT_EQ(references_.timed_now_only, (std::vector<int>{0}));
+  ASSERT_TRUE(result.fresh_reference_timings);
+  ASSERT_EQ(result.fresh_reference_timings->size(), 2U);
+  EXPECT_EQ((*result.fresh_reference_timings)[0].samples_ms, (std::vector<double>{0.7, 0.7}));
+  EXPECT_EQ((*result.fresh_reference_timings)[1].samples_ms, (std::vector<double>{1.0, 1.0, 1.0}));
+  EXPECT_TRUE(result.reference_for_submission);
+}
+
+TEST(WithTimingsReplaced, ReplacesByWorkloadAndKeepsTheRest) {
+  std::vector<store::TimingRecord> base(3);
+  for (int i = 0; i < 3; ++i) {
+    base[i].workload = i;
+    base[i].samples_ms = {1.0 + i};
+  }
+  store::TimingRecord again;
+  again.workload = 2;
+  again.samples_ms = {9.0};
+  store::TimingRecord stray;  // a workload the base does not have: dropped
+  stray.workload = 7;
+  auto out = with_timings_replaced(base, {again, stray});
+  ASSERT_EQ(out.size(), 3U);
+  EXPECT_EQ(out[0].samples_ms, (std::vector<double>{1.0}));
+  EXPECT_EQ(out[1].samples_ms, (std::vector<double>{2.0}));
+  EXPECT_EQ(out[2].samples_ms, (std::vector<double>{9.0}));
+  EXPECT_EQ(with_timings_replaced(base, {}).size(), 3U);
 }
 
 TEST_F(JudgePerfTest, ImpossibleTimingsAreViolations) {
