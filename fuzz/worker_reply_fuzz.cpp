@@ -6,6 +6,7 @@
 // Input: one byte of settings, then the worker's byte stream. Settings: bit 0 judges on "cuda"
 // with perf on (the timing stage runs), bit 1 uses --rules kernelbenchx, bits 2-7 are the size
 // of the chunks the stream arrives in (1 + value * 7 bytes).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -116,9 +117,20 @@ class FuzzReferences final : public run::ReferenceSide {
     return out;
   }
 
-  kbx::Result<std::vector<kbx::store::TimingRecord>> timings_now(const suite::Task& task) override {
+  kbx::Result<std::vector<kbx::store::TimingRecord>> timings_now(
+      const suite::Task& task, const std::vector<int>& only) override {
     bool fresh = false;
-    return timings(task, fresh);
+    auto all = timings(task, fresh);
+    if (!all || only.empty()) {
+      return all;
+    }
+    std::vector<kbx::store::TimingRecord> out;
+    for (auto& t : all.value()) {
+      if (std::find(only.begin(), only.end(), t.workload) != only.end()) {
+        out.push_back(std::move(t));
+      }
+    }
+    return out;
   }
 
   kbx::Result<run::CaseOutputs> fresh_outputs(
