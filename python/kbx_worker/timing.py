@@ -888,8 +888,9 @@ def _warm_up(call: Callable[[], Any], settings: Settings, probe: bool = False) -
     the calls so far want it (_probe_wanted), and its time counts towards warmup_ms: its two calls
     warm up as the others do, and a short call no longer spends warmup_ms and then the probe's
     sleep on top (session 39's suite on an H100: 1,438 of 2,232 workloads probed, about 1.2 ms
-    each after a 2 ms warm-up). A call whose warm-up asks for the probe only after later calls
-    changed its fastest times is probed then.
+    each after a 2 ms warm-up). The question is asked after every call from then on, so a call
+    that wants the probe only once later calls changed its fastest times is probed then; the one
+    way out of the loop before that question (a single long call) is a call it never wants.
     """
     calls, best_ms, best_launch_ms = 0, math.inf, math.inf
     blocking: bool | None = None
@@ -909,8 +910,6 @@ def _warm_up(call: Callable[[], Any], settings: Settings, probe: bool = False) -
         if (probe and blocking is None and calls >= settings.warmup_min_calls
                 and _probe_wanted(best_ms, best_launch_ms)):
             blocking = blocks_host(call, best_launch_ms)
-    if probe and blocking is None and _probe_wanted(best_ms, best_launch_ms):
-        blocking = blocks_host(call, best_launch_ms)
     return WarmUp(calls, best_ms, best_launch_ms, blocking)
 
 
