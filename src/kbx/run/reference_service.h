@@ -156,8 +156,8 @@ class ReferenceService {
       Lane& lane, const suite::Task& task, int gpu, const std::filesystem::path* cache_to,
       const std::string& baseline = baseline_eager, const std::vector<int>& only = {});
   /// The `time` request for the task's workloads (those in `only` when it is not empty); for the
-  /// compile baseline it names the baseline,
-  /// its mode and the folder torch.compile keeps its caches in (cache_dir/torch-compile).
+  /// compile baseline it names the baseline, its mode and the folder torch.compile keeps its
+  /// caches in (cache_dir/torch-compile).
   sandbox::Frame time_request(int handle, const suite::Task& task, const std::string& baseline,
                               const std::vector<int>& only = {}) const;
   /// Where `--reference-timing cached` keeps the task's timings on this GPU (requires lane.mutex):
