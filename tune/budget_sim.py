@@ -21,7 +21,8 @@ import sqlite3
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from kbx_worker.timing import BATCH, CI_OUT_OF_REACH, median_ci_rel  # noqa: E402
+from kbx_worker.timing import (BATCH, CI_OUT_OF_REACH, Settings, median_ci_rel,  # noqa: E402
+                               plan_samples)
 
 OVERHEAD_MS = 0.035
 BENCHMARK_BUDGET_MS = 40.0
@@ -33,10 +34,7 @@ def stop_at(xs: list[float], budget: float, target: float, only_under: float) ->
     if med >= only_under:
         budget = BENCHMARK_BUDGET_MS
     per = med + OVERHEAD_MS
-    n = min(100, max(10, math.ceil(20.0 / max(med, 1e-6))))  # plan_samples at budget_ms 20
-    if med * n > 50:
-        n = min(n, max(5, math.ceil(50 / med)))
-    n = min(n, len(xs))
+    n = min(plan_samples(Settings(), med), len(xs))  # the first round, as the worker plans it
     while True:
         rel, spent = median_ci_rel(xs[:n]), n * per
         if rel <= target or spent >= budget or n >= len(xs):
