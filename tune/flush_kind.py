@@ -42,6 +42,20 @@ def child(samples: int) -> None:
     y1m = torch.randn(1 << 20, device="cuda")
     calls = {"add 4K": lambda: x4k + 1, "relu 64K": lambda: torch.relu(x64k),
              "mul 1M": lambda: x1m * y1m, "sum 1M": lambda: x1m.sum()}
+    def sorted_us(call, flush) -> list[float]:
+        """`samples` event times (us) of `call`, each after `flush`, sorted."""
+        torch.cuda.synchronize()
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(samples)]
+        torch.cuda._sleep(100_000_000)  # a head start (about 50 ms): the samples run back to back
+        for s, e in events:
+            flush()
+            s.record()
+            call()
+            e.record()
+        torch.cuda.synchronize()
+        return sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+
     out = {}
     for name, call in calls.items():
         for _ in range(20):
@@ -49,17 +63,7 @@ def child(samples: int) -> None:
         for kind, flush in flushes.items():
             for _ in range(5):
                 flush()
-            torch.cuda.synchronize()
-            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                      for _ in range(samples)]
-            torch.cuda._sleep(100_000_000)  # a head start (about 50 ms): the samples run back to back
-            for s, e in events:
-                flush()
-                s.record()
-                call()
-                e.record()
-            torch.cuda.synchronize()
-            xs = sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+            xs = sorted_us(call, flush)
             med = xs[len(xs) // 2]
             out[f"{name}|{kind}"] = (med, (xs[3 * len(xs) // 4] - xs[len(xs) // 4]) / med)
     # The same kernels on inputs placed anew (the earlier ones kept alive, so each lands
@@ -76,17 +80,7 @@ def child(samples: int) -> None:
             call = (lambda x=x: x + 1) if name == "add 4K" else (lambda x=x: torch.relu(x))
             for _ in range(20):
                 call()
-            torch.cuda.synchronize()
-            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                      for _ in range(samples)]
-            torch.cuda._sleep(100_000_000)
-            for s, e in events:
-                zero1.zero_()
-                s.record()
-                call()
-                e.record()
-            torch.cuda.synchronize()
-            xs = sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+            xs = sorted_us(call, zero1.zero_)
             meds.append(xs[len(xs) // 2])
             keep.append(x)
         out[f"{name}|placements"] = (statistics.median(meds), max(meds) / min(meds) - 1)
