@@ -100,7 +100,8 @@ def main() -> None:
                              capture_output=True, text=True, check=True)
         runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
     print(f"{procs} processes, {samples} samples each, {time.time() - t:.0f} s")
-    print(f"{'kernel':9} {'flush':7} {'medians (us), one per process':42} {'IQR/med':>8} {'spread':>7}")
+    print(f"{'kernel':9} {'flush':7} {'medians (us), one per process':42} {'IQR/med':>8} "
+          f"{'spread':>7}")
     for key in runs[0]:
         name, kind = key.split("|")
         if kind == "placements":  # (median, spread within the process) per process
