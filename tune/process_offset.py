@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What sets a process's offset on short workloads: its stream, its flush buffer, its inputs? (issue 7)
+"""What sets a process's offset on short workloads: stream, flush buffer or inputs? (issue 7)
 
 The reference worker of session 40's H200 runs (and of session 35's H100 runs) timed workloads
 under 20 us about 0.3 us a sample slower than the candidate processes, while the kernels' own
@@ -10,10 +10,13 @@ two runs' candidates differ by up to +-0.4 us on their short workloads).
 Each of PROCS processes times short kernels (1,000 samples behind a head start, the L2 flushed
 by zeroing an L2-sized buffer, as the worker does) in a grid: STREAMS streams (the default one
 first, then new ones) x FLUSHES flush buffers (each allocated anew, the earlier kept) x INPUTS
-input placements, the whole grid twice. Printed: per process the grid's medians; then how far the medians spread
-(max - min, us) across processes, and within a process across streams, across flush buffers, across inputs
-and for the same cell timed again (the noise floor). The factor whose spread within a process matches the spread across processes is
-the one to vary while sampling (or to pin).
+input placements, the whole grid twice. Printed: per process the grid's medians; then how far
+the medians spread (max - min, us) across processes, and within a process across streams, flush
+buffers and inputs, and for the same cell timed again (the noise floor). The factor whose spread
+within a process matches the spread across processes is the one to vary while sampling (or to
+pin). Every other process runs with CUDA_DEVICE_MAX_CONNECTIONS=1, as kbx's workers do: its
+streams share one hardware channel, so if the channel is the factor, its streams spread less
+than the others' do.
 
 usage: python3 tune/process_offset.py [PROCS (6)] [SAMPLES (1000)]
 """
@@ -109,7 +112,8 @@ def report(runs: list[dict]) -> None:
     for name in ("add 4K", "relu 64K"):
         keys = [k for k in runs[0] if k.startswith(name + "|")]
         grid = [(tuple(int(x) for x in k.split("|")[1:]), k) for k in keys]
-        print(f"{name}: medians (us) per process, in the order taken (pass, stream, flush, inputs):")
+        print(f"{name}: medians (us) per process, in the order taken "
+              "(pass, stream, flush, inputs):")
         for i, r in enumerate(runs):
             print(f"  process {i}: median {med(r[k] for k in keys):7.3f}  "
                   + " ".join(f"{r[k]:.2f}" for k in keys))
