@@ -146,20 +146,41 @@ std::size_t ReferenceService::max_output_workers() const {
   return std::clamp<std::size_t>((jobs + gpus - 1) / gpus, 1, 4);
 }
 
-std::unique_lock<std::mutex> ReferenceService::output_lane(int gpu, Lane*& chosen) {
-  std::vector<Lane*> lanes{&lane(gpu)};
-  std::size_t turn = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& extra = extra_lanes_[gpu];
-    while (extra.size() + 1 < max_output_workers()) {
-      extra.push_back(std::make_unique<Lane>());
-    }
-    for (auto& e : extra) {
-      lanes.push_back(e.get());
-    }
-    turn = next_lane_++;
+std::size_t timing_lane_index(const std::string& task_key, std::size_t lanes) {
+  if (lanes <= 1) {
+    return 0;
   }
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a: the same lane for a task in every run
+  for (unsigned char c : task_key) {
+    h = (h ^ c) * 1099511628211ULL;
+  }
+  return static_cast<std::size_t>(h % lanes);
+}
+
+std::vector<ReferenceService::Lane*> ReferenceService::all_lanes(int gpu, std::size_t* turn) {
+  std::vector<Lane*> lanes{&lane(gpu)};
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& extra = extra_lanes_[gpu];
+  while (extra.size() + 1 < max_output_workers()) {
+    extra.push_back(std::make_unique<Lane>());
+  }
+  for (auto& e : extra) {
+    lanes.push_back(e.get());
+  }
+  if (turn != nullptr) {
+    *turn = next_lane_++;
+  }
+  return lanes;
+}
+
+ReferenceService::Lane& ReferenceService::timing_lane(const suite::Task& task, int gpu) {
+  auto lanes = all_lanes(gpu, nullptr);
+  return *lanes[timing_lane_index(task.key, lanes.size())];
+}
+
+std::unique_lock<std::mutex> ReferenceService::output_lane(int gpu, Lane*& chosen) {
+  std::size_t turn = 0;
+  std::vector<Lane*> lanes = all_lanes(gpu, &turn);
   for (auto it = lanes.rbegin(); it != lanes.rend(); ++it) {
     std::unique_lock<std::mutex> held((*it)->mutex, std::try_to_lock);
     if (held.owns_lock()) {
@@ -442,7 +463,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
                                                                    bool& fresh,
                                                                    const std::string& baseline) {
   fresh = false;
-  Lane& l = lane(gpu);
+  Lane& l = timing_lane(task, gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
   const std::string key = timing_key(task, gpu, baseline);
   {
@@ -495,7 +516,7 @@ Result<std::vector<store::TimingRecord>> ReferenceService::timings(const suite::
 
 Result<std::vector<store::TimingRecord>> ReferenceService::timings_now(
     const suite::Task& task, int gpu, const std::vector<int>& only) {
-  Lane& l = lane(gpu);
+  Lane& l = timing_lane(task, gpu);
   std::lock_guard<std::mutex> lane_lock(l.mutex);
   return take_timings(l, task, gpu, nullptr, baseline_eager, only);
 }

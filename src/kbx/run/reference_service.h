@@ -60,11 +60,19 @@ bool any_host_share(const std::vector<store::TimingRecord>& timings);
 /// GPU-bound workloads keep the earlier timing, as every other task's do).
 std::vector<int> host_share_workloads(const std::vector<store::TimingRecord>& timings);
 
-/// Owns the trusted reference workers: per GPU one that takes the timings, and up to
-/// max_output_workers() for the cases' outputs, canonical forms and perf rechecks (the timing
-/// worker among them, taken last), so that evaluations in
-/// flight do not queue behind one worker (`kbx suite check --seeds`, many jobs). A reference
-/// worker never loads a submission.
+/// Which of `lanes` reference workers on a GPU times the task `task_key`: a fixed hash of the
+/// key, so a task's reference is timed by the same lane in every run, and the tasks spread over
+/// the lanes.
+std::size_t timing_lane_index(const std::string& task_key, std::size_t lanes);
+
+/// Owns the trusted reference workers: per GPU up to max_output_workers() of them, for the
+/// cases' outputs, canonical forms and perf rechecks, so that evaluations in flight do not queue
+/// behind one worker (`kbx suite check --seeds`, many jobs). Each task's reference is timed by
+/// one of them, timing_lane_index() of its key: every process times short workloads with its own
+/// fixed offset (about 0.3 us a sample between some processes, sessions 35 and 40: the time
+/// between the events and the kernel, not the kernel's), and one worker timing every task put
+/// the same offset on the whole suite's references; spread over the workers, each task draws its
+/// own, as each candidate's process does. A reference worker never loads a submission.
 /// Outputs are cached in cache_dir by task version, case, seed, device and torch version;
 /// timings are taken once per task per session. Thread-safe; callers hold the GPU lock
 /// (shared for outputs, exclusive for timings).
@@ -135,8 +143,13 @@ class ReferenceService {
   };
 
   Lane& lane(int gpu);
-  /// A lane for correctness work (cases, canonical forms), locked: a free one if any, the timing
-  /// lane last (it may be timing), else the next in turn once it is free.
+  /// Every lane of `gpu` (made up to max_output_workers(), the first one lane(gpu)); with `turn`,
+  /// also the next turn for output_lane.
+  std::vector<Lane*> all_lanes(int gpu, std::size_t* turn);
+  /// The lane that times `task` on `gpu` (timing_lane_index).
+  Lane& timing_lane(const suite::Task& task, int gpu);
+  /// A lane for correctness work (cases, canonical forms), locked: a free one if any, lane(gpu)
+  /// last, else the next in turn once it is free.
   std::unique_lock<std::mutex> output_lane(int gpu, Lane*& chosen);
   /// Reference workers for correctness work per GPU: RunOptions::reference_workers when set;
   /// else the jobs per GPU, at most 4 (each holds a CUDA context and its own cached memory); one
@@ -187,8 +200,8 @@ class ReferenceService {
   std::string torch_version_;
   std::string triton_version_;
   std::mutex mutex_;
-  std::map<int, std::unique_ptr<Lane>> lanes_;                    // the timing lane per GPU
-  std::map<int, std::vector<std::unique_ptr<Lane>>> extra_lanes_;  // more for outputs, per GPU
+  std::map<int, std::unique_ptr<Lane>> lanes_;                    // the first lane per GPU
+  std::map<int, std::vector<std::unique_ptr<Lane>>> extra_lanes_;  // the others, per GPU
   std::size_t next_lane_ = 0;
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu[|baseline]

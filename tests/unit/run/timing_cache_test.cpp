@@ -3,6 +3,11 @@
 
 #include "kbx/run/reference_service.h"
 
+#include <filesystem>
+#include <map>
+
+#include "kbx/suite/suite.h"
+
 namespace kbx::run {
 namespace {
 
@@ -65,6 +70,31 @@ TEST(TimingFailure, NamesTheFirstWorkloadThatDidNotTime) {
   EXPECT_EQ(first_timing_failure({ok, oom, dead}), "workload 1: out of memory");
   EXPECT_EQ(first_timing_failure({ok}), "");
   EXPECT_EQ(first_timing_failure({}), "");
+}
+
+// Each task's reference is timed by one of the GPU's reference workers: always the same one for a
+// task (a resumed or repeated run draws it from the same lane), and the bundled suite's tasks
+// spread over four lanes, so no one process's offset lands on most of the suite.
+TEST(TimingLaneIndex, IsFixedPerTaskAndSpreadsTheSuiteOverTheLanes) {
+  EXPECT_EQ(timing_lane_index("Math/add.py", 1), 0U);
+  EXPECT_EQ(timing_lane_index("Math/add.py", 0), 0U);
+  EXPECT_EQ(timing_lane_index("Math/add.py", 4), timing_lane_index("Math/add.py", 4));
+  auto suite = suite::load_suite(std::filesystem::path(KBX_SOURCE_DIR) / "suites" / "kernelbenchx");
+  ASSERT_GT(suite.tasks.size(), 100U);
+  for (std::size_t lanes : {2U, 3U, 4U}) {
+    std::map<std::size_t, int> count;
+    for (const auto& t : suite.tasks) {
+      std::size_t i = timing_lane_index(t.key, lanes);
+      ASSERT_LT(i, lanes);
+      count[i] += 1;
+    }
+    ASSERT_EQ(count.size(), lanes);
+    for (const auto& [lane, n] : count) {
+      // A fair split is size / lanes; a hash may stray, never by half.
+      EXPECT_GT(n, static_cast<int>(suite.tasks.size() / lanes / 2))
+          << lanes << " lanes, lane " << lane;
+    }
+  }
 }
 
 }  // namespace
