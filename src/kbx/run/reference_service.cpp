@@ -1,5 +1,7 @@
 // ReferenceService: reference outputs with a disk cache, and per-session reference timings.
 #include "kbx/run/reference_service.h"
+
+#include <thread>
 #include "kbx/run/judge.h"
 
 #include <fmt/format.h>
@@ -198,8 +200,38 @@ sandbox::Worker& ReferenceService::worker(Lane& l, int gpu) {
     l.handles.clear();
     const Json& dev = l.worker->ready_info().value("device", Json::object());
     l.device_name = fmt::format("{}:{}", dev.value("kind", options_.device), dev.value("name", "unknown"));
+    std::lock_guard<std::mutex> lock(mutex_);
+    devices_.emplace(gpu, dev);
   }
   return *l.worker;
+}
+
+Json ReferenceService::known_device(Lane& l, int gpu) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = devices_.find(gpu);
+    if (it != devices_.end()) {
+      return it->second;
+    }
+  }
+  return worker(l, gpu).ready_info().value("device", Json::object());
+}
+
+void ReferenceService::start_timing_workers(int gpu) {
+  std::vector<std::thread> starts;
+  for (Lane* l : all_lanes(gpu, nullptr)) {
+    starts.emplace_back([this, l, gpu] {
+      std::lock_guard<std::mutex> lane_lock(l->mutex);
+      try {
+        worker(*l, gpu);
+      } catch (const std::exception&) {
+        // Left unstarted: the lane's first request starts it again and reports a failure.
+      }
+    });
+  }
+  for (auto& t : starts) {
+    t.join();
+  }
 }
 
 Json ReferenceService::device_info(int gpu) {
@@ -543,7 +575,8 @@ std::filesystem::path ReferenceService::timing_cache_path(Lane& l, int gpu, cons
   // torch, kbx (the timing method), the task's version (its workloads), the seed and settings;
   // for a baseline other than eager, the baseline, its mode and Triton (inductor's kernels are
   // Triton's). Eager's key is as it always was, so its cached timings stay valid.
-  Json device = worker(l, gpu).ready_info().value("device", Json::object());
+  // Any reference worker's description of the GPU: a cached run need not start this lane's.
+  Json device = known_device(l, gpu);
   std::string variant = baseline == baseline_eager
                             ? ""
                             : fmt::format("|{}:{}|triton {}", baseline, compile_baseline_mode,

@@ -134,6 +134,12 @@ class ReferenceService {
   /// The reference worker's device description on `gpu` (starts the worker if needed).
   Json device_info(int gpu);
 
+  /// Starts every reference worker of `gpu` that is not running yet, all at once, and waits for
+  /// them: the runner calls it before the references are timed, so the workers that time them
+  /// do not start one after another inside the timing holds. A worker that fails to start is left
+  /// to the lane's first request, which starts it again and reports the failure.
+  void start_timing_workers(int gpu);
+
  private:
   struct Lane {
     std::mutex mutex;
@@ -158,6 +164,9 @@ class ReferenceService {
   /// The case outputs this session already holds for the task on `gpu`, or null.
   std::shared_ptr<const CaseOutputs> kept_outputs(const suite::Task& task, int gpu);
   sandbox::Worker& worker(Lane& lane, int gpu);  // requires lane.mutex
+  /// The GPU's description from any reference worker started on it so far, else from `lane`'s
+  /// (started if needed; requires lane.mutex).
+  Json known_device(Lane& lane, int gpu);
   /// `--rules kernelbenchx`: references at the task's own precision, no magnitudes for bounds.
   [[nodiscard]] bool public_rules() const { return options_.rules == "kernelbenchx"; }
   Result<int> load(Lane& lane, int gpu, const suite::Task& task);
@@ -206,6 +215,7 @@ class ReferenceService {
   std::map<std::string, std::shared_ptr<const CaseOutputs>> outputs_;  // key@gpu
   std::map<std::string, std::vector<store::TimingRecord>> timings_;     // key@gpu[|baseline]
   std::map<std::string, Error> timing_errors_;                          // key@gpu[|baseline]
+  std::map<int, Json> devices_;  // the GPU's description, from its first reference worker
   int timings_from_cache_ = 0;
   int timings_taken_quiet_ = 0;
 };

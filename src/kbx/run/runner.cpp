@@ -252,6 +252,12 @@ class Session {
 
   void time_references_on(const std::vector<const suite::Task*>& tasks, int gpu, bool eager,
                           bool compile) {
+    if (options_.reference_timing != "cached") {
+      // The tasks' references are timed over all the GPU's reference workers (timing_lane_index):
+      // their starts at once now, rather than each inside the first timing hold that needs it.
+      sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
+      workers_->references().start_timing_workers(gpu);
+    }
     for (const auto* task : tasks) {
       if (!eager || stop_.load()) {
         break;
