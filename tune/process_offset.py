@@ -7,7 +7,7 @@ GPU time (CUPTI) agreed to 0.02 us (tune/offset_split.py): the offset lies betwe
 the kernel, fixed per process. Candidate processes differ from each other the same way (per task,
 two runs' candidates differ by up to +-0.4 us on their short workloads).
 
-Each of PROCS processes times short kernels (1,000 samples behind a head start, the L2 flushed
+Each of PROCS processes times short calls (one kernel, and two: the offset grows per launch) (1,000 samples behind a head start, the L2 flushed
 by zeroing an L2-sized buffer, as the worker does) in a grid: STREAMS streams (the default one
 first, then new ones) x FLUSHES flush buffers (each allocated anew, the earlier kept) x INPUTS
 input placements, the whole grid twice. Printed: per process the grid's medians; then how far
@@ -69,7 +69,8 @@ def child(samples: int) -> None:
                 for fi, flush in enumerate(flushes):
                     for ii, (x4k, x64k) in enumerate(inputs):
                         for name, call in (("add 4K", lambda: x4k + 1),
-                                           ("relu 64K", lambda: torch.relu(x64k))):
+                                           ("relu 64K", lambda: torch.relu(x64k)),
+                                           ("2 launches", lambda: torch.relu(x4k + 1))):
                             for _ in range(10):
                                 call()
                             out[f"{name}|{si}|{fi}|{ii}|{rep}"] = median_us(call, flush)
@@ -109,7 +110,7 @@ def main() -> None:
 
 def report(runs: list[dict]) -> None:
     med = statistics.median
-    for name in ("add 4K", "relu 64K"):
+    for name in ("add 4K", "relu 64K", "2 launches"):
         keys = [k for k in runs[0] if k.startswith(name + "|")]
         grid = [(tuple(int(x) for x in k.split("|")[1:]), k) for k in keys]
         print(f"{name}: medians (us) per process, in the order taken "
