@@ -9,8 +9,9 @@ two runs' candidates differ by up to +-0.4 us on their short workloads).
 
 Each of PROCS processes times short calls (one kernel; and two, as the offset grows per launch;
 1,000 samples behind a head start, the L2 flushed by zeroing an L2-sized buffer, as the worker
-does) in a grid: STREAMS streams (the default one first, then new ones) x FLUSHES flush buffers (each allocated anew, the earlier kept) x INPUTS
-input placements, the whole grid twice. Printed: per process the grid's medians; then how far
+does) in a grid: STREAMS streams (the default one first, then new ones) x FLUSHES flush buffers
+(each allocated anew, the earlier kept) x INPUTS input placements, the whole grid twice.
+Printed: per process the grid's medians; then how far
 the medians spread (max - min, us) across processes, and within a process across streams, flush
 buffers and inputs, and for the same cell timed again (the noise floor). The factor whose spread
 within a process matches the spread across processes is the one to vary while sampling (or to
