@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 mkdir -p /tmp/k build-device
 [ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
 python3 tune/process_offset.py 6 1000 2>&1 | tee /tmp/k/process-offset.txt
-RUNS=2 tune/h200_call_p.sh
+RUNS="${RUNS:-2}" tune/h200_call_p.sh
 R=/tmp/kbx-timing-cache
-python3 tune/offset_split.py "$R/run1" "$R/run2" 2>&1 | tee /tmp/k/offset-split.txt
+python3 tune/offset_split.py "$R"/run[0-9] 2>&1 | tee /tmp/k/offset-split.txt
 if [ -n "${DRAWS_S:-}" ]; then
   KBX=build-device/kbx JOBS=12 REF_WORKERS=8 SEED_BASE="${SEED_BASE:-7500}" BUDGET_S="$DRAWS_S" \
     tools/eager_seeds.sh 1000 50 $(grep -v "^#" tune/h200_draws_pending.txt) 2>&1 | tail -n 80 \
