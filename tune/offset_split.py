@@ -11,7 +11,10 @@ for the events' median and for the kernels' busy time, the same as absolute diff
 and the median events-minus-busy time on each side. Reads `--reference-timing session` runs
 (reference_timings) and `adjacent` runs (submission_reference_timings) alike.
 
-usage: tune/offset_split.py RUN_DIR_OR_DB [...]
+With --lanes N (the run's reference workers per GPU), also the offset under 20 us per lane:
+the worker that timed each task's reference (timing_lane_index, a hash of its key).
+
+usage: tune/offset_split.py [--lanes N] RUN_DIR_OR_DB [...]
 """
 import pathlib
 import sqlite3
@@ -21,8 +24,16 @@ import sys
 BINS = ((0.02, "<20 us"), (0.05, "20-50 us"), (0.2, "50-200 us"), (float("inf"), ">200 us"))
 
 
-def pairs(path: pathlib.Path) -> list[tuple[float, float, float, float]]:
-    """(reference events ms, reference busy ms, candidate events ms, candidate busy ms)."""
+def lane_of(key: str, lanes: int) -> int:
+    """src/kbx/run/reference_service.cpp timing_lane_index: FNV-1a of the key, modulo lanes."""
+    h = 14695981039346656037
+    for c in key.encode():
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h % lanes if lanes > 1 else 0
+
+
+def pairs(path: pathlib.Path) -> list[tuple[float, float, float, float, str]]:
+    """(reference events ms, reference busy ms, candidate events ms, candidate busy ms, task)."""
     db = sqlite3.connect(path / "kbx.db" if path.is_dir() else path)
     cand = {}
     for key, w, e, b in db.execute(
@@ -47,17 +58,21 @@ def pairs(path: pathlib.Path) -> list[tuple[float, float, float, float]]:
     out = []
     for k, (re, rb) in ref.items():
         if k in cand and None not in (re, rb, *cand[k]) and min(re, rb, *cand[k]) > 0:
-            out.append((re, rb, *cand[k]))
+            out.append((re, rb, *cand[k], k[0]))
     return out
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    lanes = 0
+    if args[:1] == ["--lanes"] and len(args) > 1:
+        lanes, args = int(args[1]), args[2:]
+    if not args:
         sys.exit(__doc__)
     med = statistics.median
     print(f"{'run':28} {'bin':10} {'n':>5} {'events':>8} {'busy':>8} {'d_ev us':>8} "
           f"{'d_busy us':>9} {'ev-busy ref/cand us':>20} {'ref>cand':>8}")
-    for arg in sys.argv[1:]:
+    for arg in args:
         rows = pairs(pathlib.Path(arg))
         low = 0.0
         for high, name in BINS:
@@ -74,6 +89,13 @@ def main() -> None:
             above = sum(r[0] > r[2] for r in sel)
             print(f"{arg[-28:]:28} {name:10} {len(sel):5} {ev:+7.2f}% {busy:+7.2f}% {d_ev:+8.3f} "
                   f"{d_busy:+9.3f} {gap_ref:9.2f} / {gap_cand:<8.2f} {above:>4}/{len(sel)}")
+        for lane in range(lanes):
+            sel = [r for r in rows if r[0] < 0.02 and lane_of(r[4], lanes) == lane]
+            if sel:
+                print(f"  lane {lane}: under 20 us, {len(sel)} workloads of "
+                      f"{len({r[4] for r in sel})} tasks: events "
+                      f"{med(r[0] / r[2] - 1 for r in sel) * 100:+.2f}%, "
+                      f"{med(r[0] - r[2] for r in sel) * 1e3:+.3f} us")
 
 
 if __name__ == "__main__":
