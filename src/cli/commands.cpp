@@ -1395,8 +1395,9 @@ int run_cli(int argc, char** argv) {
                       "that no later run asks for again: tools/eager_seeds.sh)");
   check_cmd
       ->add_option("--reference-workers", check_args.reference_workers,
-                   "Trusted reference workers per GPU computing the cases' expected outputs "
-                   "(default: the jobs per GPU, at most 4; 1 on the CPU)")
+                   "Trusted reference workers per GPU computing the cases' expected outputs and "
+                   "timing the references, each task's on one of them (default: the jobs per "
+                   "GPU, at most 4; 1 on the CPU)")
       ->check(CLI::Range(1, 64));
   check_cmd
       ->add_option("--trace", ce.trace,

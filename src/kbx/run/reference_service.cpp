@@ -1,7 +1,5 @@
 // ReferenceService: reference outputs with a disk cache, and per-session reference timings.
 #include "kbx/run/reference_service.h"
-
-#include <thread>
 #include "kbx/run/judge.h"
 
 #include <fmt/format.h>
@@ -9,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <thread>
 
 #include "kbx/common/files.h"
 #include "kbx/common/hash.h"

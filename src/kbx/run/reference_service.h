@@ -157,7 +157,8 @@ class ReferenceService {
   /// A lane for correctness work (cases, canonical forms), locked: a free one if any, lane(gpu)
   /// last, else the next in turn once it is free.
   std::unique_lock<std::mutex> output_lane(int gpu, Lane*& chosen);
-  /// Reference workers for correctness work per GPU: RunOptions::reference_workers when set;
+  /// Reference workers per GPU (correctness work, and the timings spread over them):
+  /// RunOptions::reference_workers when set;
   /// else the jobs per GPU, at most 4 (each holds a CUDA context and its own cached memory); one
   /// on the CPU, where they would share the candidates' cores.
   [[nodiscard]] std::size_t max_output_workers() const;
