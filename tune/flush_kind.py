@@ -27,6 +27,35 @@ import sys
 import time
 
 
+def sorted_event_us(call, flush, samples: int) -> list[float]:
+    """`samples` event times (us) of `call`, each after `flush`, behind one head start, sorted."""
+    import torch
+
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(samples)]
+    torch.cuda._sleep(100_000_000)  # a head start (about 50 ms): the samples run back to back
+    for s, e in events:
+        flush()
+        s.record()
+        call()
+        e.record()
+    torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) * 1e3 for s, e in events)
+
+
+def child_results(script: str, procs: int, samples: int, env_of=None) -> list:
+    """Runs `script --child SAMPLES` PROCS times in turn (process i with env_of(i) when given)
+    and returns each one's last stdout line, read as JSON."""
+    runs = []
+    for i in range(procs):
+        res = subprocess.run([sys.executable, script, "--child", str(samples)],
+                             env=env_of(i) if env_of else None, capture_output=True, text=True,
+                             check=True)
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    return runs
+
+
 def child(samples: int) -> None:
     import torch
 
@@ -42,20 +71,6 @@ def child(samples: int) -> None:
     y1m = torch.randn(1 << 20, device="cuda")
     calls = {"add 4K": lambda: x4k + 1, "relu 64K": lambda: torch.relu(x64k),
              "mul 1M": lambda: x1m * y1m, "sum 1M": lambda: x1m.sum()}
-    def sorted_us(call, flush) -> list[float]:
-        """`samples` event times (us) of `call`, each after `flush`, sorted."""
-        torch.cuda.synchronize()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(samples)]
-        torch.cuda._sleep(100_000_000)  # a head start (about 50 ms): the samples run back to back
-        for s, e in events:
-            flush()
-            s.record()
-            call()
-            e.record()
-        torch.cuda.synchronize()
-        return sorted(s.elapsed_time(e) * 1e3 for s, e in events)
-
     out = {}
     for name, call in calls.items():
         for _ in range(20):
@@ -63,7 +78,7 @@ def child(samples: int) -> None:
         for kind, flush in flushes.items():
             for _ in range(5):
                 flush()
-            xs = sorted_us(call, flush)
+            xs = sorted_event_us(call, flush, samples)
             med = xs[len(xs) // 2]
             out[f"{name}|{kind}"] = (med, (xs[3 * len(xs) // 4] - xs[len(xs) // 4]) / med)
     # The same kernels on inputs placed anew (the earlier ones kept alive, so each lands
@@ -80,7 +95,7 @@ def child(samples: int) -> None:
             call = (lambda x=x: x + 1) if name == "add 4K" else (lambda x=x: torch.relu(x))
             for _ in range(20):
                 call()
-            xs = sorted_us(call, zero1.zero_)
+            xs = sorted_event_us(call, zero1.zero_, samples)
             meds.append(xs[len(xs) // 2])
             keep.append(x)
         out[f"{name}|placements"] = (statistics.median(meds), max(meds) / min(meds) - 1)
@@ -93,12 +108,8 @@ def main() -> None:
         return
     procs = int(sys.argv[1]) if len(sys.argv) > 1 else 4
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
-    runs = []
     t = time.time()
-    for _ in range(procs):
-        res = subprocess.run([sys.executable, __file__, "--child", str(samples)],
-                             capture_output=True, text=True, check=True)
-        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    runs = child_results(__file__, procs, samples)
     print(f"{procs} processes, {samples} samples each, {time.time() - t:.0f} s")
     print(f"{'kernel':9} {'flush':7} {'medians (us), one per process':42} {'IQR/med':>8} "
           f"{'spread':>7}")

@@ -28,6 +28,8 @@ import subprocess
 import sys
 import time
 
+from flush_kind import child_results, sorted_event_us  # tune/, beside this script
+
 STREAMS, FLUSHES, INPUTS = 3, 2, 2
 
 
@@ -49,20 +51,6 @@ def child(samples: int) -> None:
                                 device="cuda"))
     streams = [torch.cuda.current_stream()] + [torch.cuda.Stream() for _ in range(STREAMS - 1)]
 
-    def median_us(call, flush) -> float:
-        torch.cuda.synchronize()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(samples)]
-        torch.cuda._sleep(100_000_000)  # a head start: the samples run back to back
-        for s, e in events:
-            flush.zero_()
-            s.record()
-            call()
-            e.record()
-        torch.cuda.synchronize()
-        xs = sorted(s.elapsed_time(e) * 1e3 for s, e in events)
-        return xs[len(xs) // 2]
-
     out = {}
     for rep in range(2):  # the whole grid twice: the same cell again is the noise floor
         for si, stream in enumerate(streams):
@@ -74,7 +62,8 @@ def child(samples: int) -> None:
                                            ("2 launches", lambda: torch.relu(x4k + 1))):
                             for _ in range(10):
                                 call()
-                            out[f"{name}|{si}|{fi}|{ii}|{rep}"] = median_us(call, flush)
+                            xs = sorted_event_us(call, flush.zero_, samples)
+                            out[f"{name}|{si}|{fi}|{ii}|{rep}"] = xs[len(xs) // 2]
     print(json.dumps(out))
 
 
@@ -93,15 +82,11 @@ def main() -> None:
         return
     procs = int(sys.argv[1]) if len(sys.argv) > 1 else 6
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
-    runs = []
     t = time.time()
-    for i in range(procs):
-        # Every other process with one hardware queue, as kbx's workers (--cuda-connections 1):
-        # its streams then share one channel, so a channel's offset cannot vary across them.
-        env = dict(os.environ, CUDA_DEVICE_MAX_CONNECTIONS="1" if i % 2 else "8")
-        res = subprocess.run([sys.executable, __file__, "--child", str(samples)], env=env,
-                             capture_output=True, text=True, check=True)
-        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    # Every other process with one hardware queue, as kbx's workers (--cuda-connections 1): its
+    # streams then share one channel, so a channel's offset cannot vary across them.
+    runs = child_results(__file__, procs, samples, lambda i: dict(
+        os.environ, CUDA_DEVICE_MAX_CONNECTIONS="1" if i % 2 else "8"))
     print(f"{procs} processes, {samples} samples a median, {time.time() - t:.0f} s; grid "
           f"{STREAMS} streams x {FLUSHES} flush buffers x {INPUTS} input placements x 2 passes; "
           f"odd processes with CUDA_DEVICE_MAX_CONNECTIONS=1, even with 8")
