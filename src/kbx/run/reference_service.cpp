@@ -158,6 +158,18 @@ std::size_t timing_lane_index(const std::string& task_key, std::size_t lanes) {
   return static_cast<std::size_t>(h % lanes);
 }
 
+std::vector<std::size_t> timing_lane_indices(const std::vector<const suite::Task*>& tasks,
+                                             std::size_t lanes) {
+  std::vector<std::size_t> indices;
+  for (const suite::Task* task : tasks) {
+    std::size_t i = timing_lane_index(task->key, lanes);
+    if (std::find(indices.begin(), indices.end(), i) == indices.end()) {
+      indices.push_back(i);
+    }
+  }
+  return indices;
+}
+
 std::vector<ReferenceService::Lane*> ReferenceService::all_lanes(int gpu, std::size_t* turn) {
   std::vector<Lane*> lanes{&lane(gpu)};
   std::lock_guard<std::mutex> lock(mutex_);
@@ -216,9 +228,18 @@ Json ReferenceService::known_device(Lane& l, int gpu) {
   return worker(l, gpu).ready_info().value("device", Json::object());
 }
 
-void ReferenceService::start_timing_workers(int gpu) {
+void ReferenceService::start_timing_workers(int gpu,
+                                            const std::vector<const suite::Task*>* only) {
+  std::vector<Lane*> lanes = all_lanes(gpu, nullptr);
+  if (only != nullptr) {
+    std::vector<Lane*> wanted;
+    for (std::size_t i : timing_lane_indices(*only, lanes.size())) {
+      wanted.push_back(lanes[i]);
+    }
+    lanes = std::move(wanted);
+  }
   std::vector<std::thread> starts;
-  for (Lane* l : all_lanes(gpu, nullptr)) {
+  for (Lane* l : lanes) {
     starts.emplace_back([this, l, gpu] {
       std::lock_guard<std::mutex> lane_lock(l->mutex);
       try {

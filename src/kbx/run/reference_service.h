@@ -65,6 +65,11 @@ std::vector<int> host_share_workloads(const std::vector<store::TimingRecord>& ti
 /// the lanes.
 std::size_t timing_lane_index(const std::string& task_key, std::size_t lanes);
 
+/// The lanes (timing_lane_index) that time `tasks`' references, each once, in the order of the
+/// tasks that first need them.
+std::vector<std::size_t> timing_lane_indices(const std::vector<const suite::Task*>& tasks,
+                                             std::size_t lanes);
+
 /// Owns the trusted reference workers: per GPU up to max_output_workers() of them, for the
 /// cases' outputs, canonical forms and perf rechecks, so that evaluations in flight do not queue
 /// behind one worker (`kbx suite check --seeds`, many jobs). Each task's reference is timed by
@@ -137,8 +142,10 @@ class ReferenceService {
   /// Starts every reference worker of `gpu` that is not running yet, all at once, and waits for
   /// them: the runner calls it before the references are timed, so the workers that time them
   /// do not start one after another inside the timing holds. A worker that fails to start is left
-  /// to the lane's first request, which starts it again and reports the failure.
-  void start_timing_workers(int gpu);
+  /// to the lane's first request, which starts it again and reports the failure. With `only`,
+  /// just the workers that time those tasks (timing_lane_index): a run that reads the timings
+  /// from the cache starts the lanes its host-share tasks time their references on again.
+  void start_timing_workers(int gpu, const std::vector<const suite::Task*>* only = nullptr);
 
  private:
   struct Lane {

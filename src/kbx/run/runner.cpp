@@ -273,6 +273,23 @@ class Session {
         db_.save_reference_timings(session_id_, task->key, timings.value(), workers_->label(gpu));
       }
     }
+    if (options_.reference_timing == "cached" && eager && !stop_.load()) {
+      // A task whose reference holds a host share has it timed again next to each candidate
+      // (evaluate.cpp), by its lane's worker, which a run reading the timings from the cache has
+      // not started: those lanes start now, at once, rather than each inside the exclusive hold
+      // of the first such candidate, while the GPU waits.
+      std::vector<const suite::Task*> host_share;
+      for (const auto* task : tasks) {
+        auto timings = workers_->references().cached_timings(*task, gpu);
+        if (timings && any_host_share(timings.value())) {
+          host_share.push_back(task);
+        }
+      }
+      if (!host_share.empty()) {
+        sandbox::ExclusiveGpuHold hold(workers_->pool().gpu_lock(gpu));
+        workers_->references().start_timing_workers(gpu, &host_share);
+      }
+    }
     for (const auto* task : tasks) {
       if (!compile || stop_.load()) {
         break;

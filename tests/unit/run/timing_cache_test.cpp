@@ -3,8 +3,10 @@
 
 #include "kbx/run/reference_service.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "kbx/suite/suite.h"
 
@@ -95,6 +97,42 @@ TEST(TimingLaneIndex, IsFixedPerTaskAndSpreadsTheSuiteOverTheLanes) {
           << lanes << " lanes, lane " << lane;
     }
   }
+}
+
+// A cached run starts only the lanes its host-share tasks re-time their references on: each such
+// lane once, whichever task needs it first, and none that no task maps to.
+TEST(TimingLaneIndices, AreTheTasksLanesEachOnce) {
+  auto suite = suite::load_suite(std::filesystem::path(KBX_SOURCE_DIR) / "suites" / "kernelbenchx");
+  ASSERT_GT(suite.tasks.size(), 100U);
+  std::vector<const suite::Task*> all;
+  for (const auto& t : suite.tasks) {
+    all.push_back(&t);
+  }
+  auto every = timing_lane_indices(all, 4);
+  ASSERT_EQ(every.size(), 4U);
+  EXPECT_EQ(every[0], timing_lane_index(all[0]->key, 4));
+  std::sort(every.begin(), every.end());
+  EXPECT_EQ(every, (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(timing_lane_indices({}, 4).empty());
+  EXPECT_EQ(timing_lane_indices(all, 1), std::vector<std::size_t>{0});
+  // Two tasks on one lane give it once; a task on another lane adds that lane after it.
+  const suite::Task* first = all[0];
+  const suite::Task* same = nullptr;
+  const suite::Task* other = nullptr;
+  for (const auto* t : all) {
+    if (t == first) {
+      continue;
+    }
+    if (!same && timing_lane_index(t->key, 4) == timing_lane_index(first->key, 4)) {
+      same = t;
+    } else if (!other && timing_lane_index(t->key, 4) != timing_lane_index(first->key, 4)) {
+      other = t;
+    }
+  }
+  ASSERT_TRUE(same && other);
+  EXPECT_EQ(timing_lane_indices({first, same, other}, 4),
+            (std::vector<std::size_t>{timing_lane_index(first->key, 4),
+                                      timing_lane_index(other->key, 4)}));
 }
 
 }  // namespace
