@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Session 42's device call, one background command (tune/h200_bg.sh start 'tune/h200_call_y.sh' 540,
+# then wait/finish with '/tmp/k/*.txt'): on an H200, issue 5's pending PyTorch eager draws of the 66
+# tasks in tune/h200_draws_pending.txt for DRAWS_S seconds (base seeds from SEED_BASE, 8000: a range
+# no earlier run used), the table in /tmp/k/draws.txt; on any other card, tune/h200_call_w.sh (issue
+# 7's offset and repeatability runs) with W_DRAWS_S seconds of the same draws after it.
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p /tmp/k build-device
+[ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
+gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
+echo "GPU: $gpu"
+if grep -q H200 <<<"$gpu"; then
+  KBX=build-device/kbx JOBS=12 REF_WORKERS=8 SEED_BASE="${SEED_BASE:-8000}" BUDGET_S="${DRAWS_S:-1400}" \
+    tools/eager_seeds.sh 1000 50 $(grep -v "^#" tune/h200_draws_pending.txt) 2>&1 | tee /tmp/k/draws.txt
+else
+  DRAWS_S="${W_DRAWS_S:-}" SEED_BASE="${SEED_BASE:-8000}" tune/h200_call_w.sh
+fi
