@@ -993,3 +993,22 @@ def test_without_cuptis_clock_each_calls_records_are_read_after_it(monkeypatch):
     assert rec.reads == 3 and rec.clears == 4
     assert extra["inventory_kernel_ms"] == pytest.approx([0.03] * 3)
     assert extra["kernels"][0]["launches"] == 3
+
+
+def test_the_inventory_calls_run_on_another_draw_of_the_inputs(monkeypatch):
+    # A call that keeps results across calls on the same inputs (by the tensors' identity, address
+    # or contents) must do its full work in the inventory: its inputs are another draw.
+    built = []
+    monkeypatch.setattr(timing, "_call_of",
+                        lambda entry, builders, w: built.append(w["seed"]) or (lambda: None))
+    monkeypatch.setattr(timing, "inventory_calls",
+                        lambda call, flush, recorder, extra, count: extra.update(kernel_calls=count))
+    workload = {"index": 0, "seed": 1234, "args": [], "kwargs": {}}
+    result = timing._inventory_one(None, None, workload, timing.Settings.from_request({}), None,
+                                   object(), 3)
+    assert result == {"status": "ok", "extra": {"kernel_calls": 3}}
+    assert built == [timing.inventory_seed(1234)]
+    assert workload["seed"] == 1234  # the workload itself is left as it was
+    seeds = {timing.inventory_seed(s) for s in (0, 1, 1234, 2**40, 2**63 - 1)}
+    assert len(seeds) == 5 and all(0 <= s < 2**63 for s in seeds)
+    assert all(timing.inventory_seed(s) != s for s in (0, 1, 1234, 2**40))

@@ -1002,12 +1002,20 @@ struct Evaluation {
     }
     rec.timings = timings.value();
     std::vector<int> escaped;
+    std::vector<int> kept;
     std::string first_why;
+    std::string first_kept;
     for (auto& t : rec.timings) {
-      if (apply_stream_check(t)) {
+      TimedBy by = apply_stream_check(t);
+      if (by == TimedBy::brackets) {
         escaped.push_back(t.workload);
         if (first_why.empty()) {
           first_why = fmt::format("; workload {}: {}", t.workload, t.method_note);
+        }
+      } else if (by == TimedBy::fresh_calls) {
+        kept.push_back(t.workload);
+        if (first_kept.empty()) {
+          first_kept = fmt::format("; workload {}: {}", t.workload, t.method_note);
         }
       }
     }
@@ -1023,6 +1031,13 @@ struct Evaluation {
           "GPU work escaped the timed stream on workload(s) {} (side streams or threads); timed "
           "there between device-wide synchronisations instead{}",
           Json(escaped).dump(), first_why);
+    }
+    if (!kept.empty()) {
+      rec.perf_note += fmt::format(
+          "{}the timed calls did less GPU work than calls on inputs of their own on workload(s) "
+          "{} (work or results kept across calls on the same inputs); timed there by those "
+          "calls, between device-wide synchronisations, instead{}",
+          rec.perf_note.empty() ? "" : "; ", Json(kept).dump(), first_kept);
     }
     if (rec.perf_ok && ref) {
       check_reference_timings(*ref);

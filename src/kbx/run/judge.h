@@ -51,12 +51,24 @@ std::optional<std::string> find_timing_reply_violation(
 /// kernel span within the bracket. nullopt when it holds or there is none.
 std::optional<std::string> find_inventory_violation(const store::TimingRecord& t);
 
+/// What a workload's samples are after the stream check.
+enum class TimedBy {
+  events,       ///< the CUDA events, as sampled
+  brackets,     ///< GPU work escaped the events: the device-synchronised brackets
+  fresh_calls,  ///< the timed calls did less GPU work than calls on inputs of their own: those
+};
+
 /// The stream check: when the fastest device-synchronised bracket of a workload exceeds twice its
 /// median event sample plus 50 us, or the events say under 1 us per call (less than one launch
-/// takes), the call's GPU work ran outside what the events timed (a side stream, another thread,
-/// a replaced timer); the brackets then become its samples. Returns true when it did. Applied to
-/// candidates and references alike.
-bool apply_stream_check(store::TimingRecord& timing);
+/// takes), or the kernel inventory saw the GPU busier per call than the events, the call's GPU
+/// work ran outside what the events timed (a side stream, another thread, a replaced timer); the
+/// brackets then become its samples. When what is then timed is still well under the GPU's busy
+/// time per inventory call, which runs on inputs of another draw (timing.py `inventory_seed`),
+/// the timed calls, made again and again on the same inputs, did less work than a call on fresh
+/// ones: work or results kept across calls (keyed by the inputs' identity, address or contents).
+/// The inventory calls' own wall times, each between two device-wide synchronisations, then
+/// become the samples. Applied to candidates and references alike.
+TimedBy apply_stream_check(store::TimingRecord& timing);
 
 /// `--reference-timing interleaved`: one record per workload from the records of several rounds
 /// (each through apply_stream_check already; every round has the same workloads in order). The

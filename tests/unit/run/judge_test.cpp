@@ -1166,17 +1166,17 @@ namespace {
 
 TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscaped) {
   store::TimingRecord honest{0, "ok", "", 2, {1.0, 1.1, 0.9}, {1.05, 1.1, 5.2}, false, {}, 0, {}, {}, {}};
-  EXPECT_FALSE(apply_stream_check(honest));
+  EXPECT_EQ(apply_stream_check(honest), TimedBy::events);
   EXPECT_EQ(honest.samples_ms, (std::vector<double>{1.0, 1.1, 0.9}));
   EXPECT_EQ(honest.events_median_ms, 1.0);
   EXPECT_EQ(honest.brackets_min_ms, 1.05);
   EXPECT_EQ(honest.method_note, "");
 
   store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}, {}};
-  EXPECT_FALSE(apply_stream_check(tiny));  // a host-bound small kernel: sync overhead only
+  EXPECT_EQ(apply_stream_check(tiny), TimedBy::events);  // a host-bound small kernel: sync overhead only
 
   store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false, {}, 0, {}, {}, {}};
-  EXPECT_TRUE(apply_stream_check(side));
+  EXPECT_EQ(apply_stream_check(side), TimedBy::brackets);
   EXPECT_TRUE(side.timed_by_bracket);
   EXPECT_EQ(side.samples_ms, (std::vector<double>{0.9, 1.0, 1.1}));
   EXPECT_NE(side.method_note.find("fastest bracket 0.9000 ms"), std::string::npos) << side.method_note;
@@ -1185,19 +1185,19 @@ TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscap
   // the host takes to launch it, not the events' device time.
   store::TimingRecord host_bound{0, "ok", "", 2, {0.0126, 0.0127}, {0.083, 0.085}, false, {}, 0, {}, {}, {}};
   host_bound.host_ms = 0.08;
-  EXPECT_FALSE(apply_stream_check(host_bound)) << host_bound.method_note;
+  EXPECT_EQ(apply_stream_check(host_bound), TimedBy::events) << host_bound.method_note;
   host_bound.host_ms = std::nullopt;
-  EXPECT_TRUE(apply_stream_check(host_bound));
+  EXPECT_EQ(apply_stream_check(host_bound), TimedBy::brackets);
   EXPECT_NE(host_bound.method_note.find("host 0.0000 ms"), std::string::npos) << host_bound.method_note;
   store::TimingRecord side_fast_host{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0}, false, {}, 0, {}, {}, {}};
   side_fast_host.host_ms = 0.02;  // launching is quick, the work ran on a side stream
-  EXPECT_TRUE(apply_stream_check(side_fast_host));
+  EXPECT_EQ(apply_stream_check(side_fast_host), TimedBy::brackets);
 
   store::TimingRecord forged{0, "ok", "", 2, {1e-6, 1e-6}, {0.02, 0.02}, false, {}, 0, {}, {}, {}};
-  EXPECT_TRUE(apply_stream_check(forged));  // under 1 us per call cannot be true
+  EXPECT_EQ(apply_stream_check(forged), TimedBy::brackets);  // under 1 us per call cannot be true
 
   store::TimingRecord none{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}, {}};
-  EXPECT_FALSE(apply_stream_check(none));
+  EXPECT_EQ(apply_stream_check(none), TimedBy::events);
 }
 
 store::KernelUse kernel(std::string origin, double gpu_ms) {
@@ -1205,18 +1205,45 @@ store::KernelUse kernel(std::string origin, double gpu_ms) {
 }
 
 TEST(ApplyStreamCheck, TakesBracketsWhenTheKernelsWereBusierThanTheEvents) {
-  // Events and brackets agree (a side stream the brackets happen to hide), but CUPTI saw the GPU
-  // busy 1 ms per call while the events said 0.1 ms.
-  store::TimingRecord t{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16, 0.15}, false,
+  // CUPTI saw the GPU busy 1 ms per call while the events said 0.45 ms (a side stream); the
+  // brackets, 0.9 ms, are within twice the events, but they see the work.
+  store::TimingRecord t{0, "ok", "", 2, {0.45, 0.45}, {0.9, 0.95, 0.92}, false,
                         {kernel("other", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.1}};
-  EXPECT_TRUE(apply_stream_check(t));
+  EXPECT_EQ(apply_stream_check(t), TimedBy::brackets);
   EXPECT_TRUE(t.timed_by_bracket);
+  EXPECT_EQ(t.samples_ms, (std::vector<double>{0.9, 0.95, 0.92}));
   EXPECT_NE(t.method_note.find("GPU busy 1.0000 ms"), std::string::npos) << t.method_note;
 
   store::TimingRecord agree{0, "ok", "", 2, {1.0, 1.0}, {1.05, 1.1, 1.1}, false,
                             {kernel("triton", 1.9)}, 2, 0.95, {1.0, 1.0}, {1.1, 1.05}};
-  EXPECT_FALSE(apply_stream_check(agree));
+  EXPECT_EQ(apply_stream_check(agree), TimedBy::events);
   EXPECT_EQ(find_inventory_violation(agree), std::nullopt);
+}
+
+TEST(ApplyStreamCheck, TimesByTheInventoryCallsWhenTheTimedCallsDidLessWork) {
+  // Results kept across calls on the same inputs: events 0.1 ms and brackets 0.15 ms a call,
+  // while the inventory's calls, on inputs of their own, kept the GPU busy 1 ms each.
+  store::TimingRecord kept{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16, 0.15}, false,
+                           {kernel("triton", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.2}};
+  ASSERT_EQ(find_inventory_violation(kept), std::nullopt);
+  EXPECT_EQ(apply_stream_check(kept), TimedBy::fresh_calls);
+  EXPECT_TRUE(kept.timed_by_bracket);
+  EXPECT_EQ(kept.samples_ms, (std::vector<double>{1.1, 1.2}));
+  EXPECT_EQ(kept.events_median_ms, 0.1);
+  EXPECT_EQ(kept.brackets_min_ms, 0.15);
+  EXPECT_NE(kept.method_note.find("GPU busy 1.0000 ms per call on inputs of its own"),
+            std::string::npos)
+      << kept.method_note;
+
+  // Within the margin (brackets at 0.8 of the busy time, less 5 us): the brackets stand.
+  store::TimingRecord close{0, "ok", "", 2, {0.1, 0.1}, {0.8, 0.81}, false,
+                            {kernel("triton", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.2}};
+  EXPECT_EQ(apply_stream_check(close), TimedBy::brackets);
+  EXPECT_EQ(close.samples_ms, (std::vector<double>{0.8, 0.81}));
+
+  // No inventory (no CUPTI): nothing to compare with, the events stand.
+  store::TimingRecord blind{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16}, false, {}, 0, {}, {}, {}};
+  EXPECT_EQ(apply_stream_check(blind), TimedBy::events);
 }
 
 TEST(FindInventoryViolation, RefusesInventoriesThatContradictTheirTimings) {
