@@ -70,7 +70,8 @@ kernelbenchx`; they can turn a verdict the public harness gives `ok` into a fail
 - **Plain tensors** (both rule sets). A tensor subclass as output is `incorrect`
   (`unsupported_output`).
 - **Sandbox outcomes** (both rule sets). `protocol_violation`, `tampered` (torch's global flags
-  changed) and `limit_exceeded` are kbx's; the public harness has no such checks.
+  changed, or a process the candidate started held a CUDA context of its own while it was timed)
+  and `limit_exceeded` are kbx's; the public harness has no such checks.
 
 """
 

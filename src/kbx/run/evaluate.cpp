@@ -17,6 +17,7 @@
 #include "kbx/compare/comparator.h"
 #include "kbx/run/judge.h"
 #include "kbx/run/trace_timing.h"
+#include "kbx/sandbox/candidate_processes.h"
 #include "kbx/sandbox/cpu_affinity.h"
 
 namespace kbx::run {
@@ -145,6 +146,36 @@ struct Evaluation {
       return false;
     }
     finish(Outcome::tampered, "global_flags", describe_worker_error(err));
+    rec.call_ok = rec.exe_ok = rec.perf_ok = false;
+    return true;
+  }
+
+  /// True (and the outcome set) when a process the candidate started, other than its worker,
+  /// holds a CUDA context of its own (a GPU device mapped) right after the candidate was timed:
+  /// its GPU work is in none of the worker's events, brackets or kernel inventory, and it can
+  /// write the outputs through CUDA's interprocess memory. Found through the worker's pids
+  /// cgroup, whatever process group or session the process moved to; where there is none (kbx
+  /// not root), not checked.
+  bool gpu_helper_found() {
+    const int self = candidate.pid();
+    if (ctx.options.device != "cuda" || self <= 0) {
+      return false;
+    }
+    std::vector<int> others;
+    for (int pid : sandbox::candidate_processes(self)) {
+      if (pid != self) {
+        others.push_back(pid);
+      }
+    }
+    std::vector<int> holders = sandbox::gpu_mapping_processes(others);
+    if (holders.empty()) {
+      return false;
+    }
+    finish(Outcome::tampered, "gpu_process",
+           fmt::format("process {} that the candidate started held a CUDA context of its own "
+                       "while the candidate was timed: GPU work there is in no timing, and it can "
+                       "write the outputs through shared memory",
+                       Json(holders).dump()));
     rec.call_ok = rec.exe_ok = rec.perf_ok = false;
     return true;
   }
@@ -973,6 +1004,9 @@ struct Evaluation {
     }
     trace_time_request(ctx.options.trace, "", "candidate timing", Json{{"task", task.key}}, start,
                        Clock::now(), timings.value());
+    if (gpu_helper_found()) {
+      return;
+    }
     if (auto bad = find_timing_reply_violation(task.workloads.size(), timings.value())) {
       violation("perf", *bad);
       return;

@@ -17,7 +17,7 @@ enum class Outcome {
   crashed,             ///< the candidate's process died (signal, exit, GPU fault)
   limit_exceeded,      ///< the candidate hit a sandbox limit (CPU time, file size, processes, ...)
   protocol_violation,  ///< the candidate's process sent a reply the protocol does not allow
-  tampered,            ///< the candidate changed state it must leave alone (torch's global flags)
+  tampered,            ///< changed state it must leave alone (torch's flags), or a GPU helper process
   worker_lost,         ///< the worker went away without a verdict
   skipped,             ///< kbx could not judge it (task data, reference error)
   cancelled,           ///< kbx was interrupted; redone on resume

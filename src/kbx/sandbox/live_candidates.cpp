@@ -3,6 +3,10 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
+#include "kbx/sandbox/candidate_processes.h"
+
 namespace kbx::sandbox {
 
 void LiveCandidates::add(int pid) {
@@ -16,19 +20,40 @@ void LiveCandidates::remove(int pid) {
 }
 
 LiveCandidates::Freeze LiveCandidates::freeze_others(int self) {
-  std::vector<int> stopped;
+  std::vector<int> groups;
+  std::vector<int> processes;
   std::lock_guard<std::mutex> lock(mutex_);
   for (int pid : pids_) {
     if (pid != self && pid > 0 && kill(-pid, SIGSTOP) == 0) {
-      stopped.push_back(pid);
+      groups.push_back(pid);
     }
   }
-  return Freeze(std::move(stopped));
+  // The processes the stopped candidates started outside their groups: a stopped process forks
+  // no more, so a few passes over the cgroups find every one that was forking meanwhile.
+  for (int pass = 0; pass < 4; ++pass) {
+    bool more = false;
+    for (int pid : groups) {
+      for (int member : candidate_processes(pid, cgroup_root_)) {
+        if (std::find(processes.begin(), processes.end(), member) == processes.end() &&
+            kill(member, SIGSTOP) == 0) {
+          processes.push_back(member);
+          more = true;
+        }
+      }
+    }
+    if (!more) {
+      break;
+    }
+  }
+  return Freeze(std::move(groups), std::move(processes));
 }
 
 LiveCandidates::Freeze::~Freeze() {
-  for (int pid : stopped_) {
+  for (int pid : groups_) {
     kill(-pid, SIGCONT);
+  }
+  for (int pid : processes_) {
+    kill(pid, SIGCONT);
   }
 }
 

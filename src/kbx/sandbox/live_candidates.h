@@ -2,6 +2,7 @@
 // StartingWorkers: the worker processes being started, stopped while a host-bound call is timed.
 #pragma once
 
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -10,10 +11,16 @@ namespace kbx::sandbox {
 
 /// Process groups of candidate workers that have loaded code (each worker leads its own group).
 /// While one candidate is timed under the exclusive GPU lock, every other one is idle (the lock
-/// keeps them out of their stages), but a thread it started could still launch GPU work or burn
-/// CPU; freeze_others() stops them (SIGSTOP) until the returned Freeze ends (SIGCONT). Thread-safe.
+/// keeps them out of their stages), but a thread or process it started could still launch GPU
+/// work or burn CPU; freeze_others() stops them (SIGSTOP) until the returned Freeze ends
+/// (SIGCONT): each worker's process group, and every process in its pids cgroup besides
+/// (candidate_processes: a child that called setsid left the group, not the cgroup).
+/// Thread-safe.
 class LiveCandidates {
  public:
+  /// `cgroup_root`: where the workers' pids cgroups are looked up (tests point it elsewhere).
+  explicit LiveCandidates(std::filesystem::path cgroup_root = "/sys/fs/cgroup")
+      : cgroup_root_(std::move(cgroup_root)) {}
   void add(int pid);
   void remove(int pid);
 
@@ -21,22 +28,32 @@ class LiveCandidates {
   class Freeze {
    public:
     Freeze() = default;
-    explicit Freeze(std::vector<int> stopped) : stopped_(std::move(stopped)) {}
+    Freeze(std::vector<int> groups, std::vector<int> processes)
+        : groups_(std::move(groups)), processes_(std::move(processes)) {}
     ~Freeze();
-    Freeze(Freeze&& other) noexcept : stopped_(std::move(other.stopped_)) { other.stopped_.clear(); }
+    Freeze(Freeze&& other) noexcept
+        : groups_(std::move(other.groups_)), processes_(std::move(other.processes_)) {
+      other.groups_.clear();
+      other.processes_.clear();
+    }
     Freeze& operator=(Freeze&&) = delete;
     Freeze(const Freeze&) = delete;
     Freeze& operator=(const Freeze&) = delete;
-    [[nodiscard]] std::size_t count() const { return stopped_.size(); }
+    /// The candidates stopped (their process groups).
+    [[nodiscard]] std::size_t count() const { return groups_.size(); }
+    /// Processes stopped one by one: those of the candidates' cgroups outside their groups too.
+    [[nodiscard]] const std::vector<int>& processes() const { return processes_; }
 
    private:
-    std::vector<int> stopped_;
+    std::vector<int> groups_;
+    std::vector<int> processes_;
   };
 
   /// Stops every live candidate except `self`.
   Freeze freeze_others(int self);
 
  private:
+  std::filesystem::path cgroup_root_;
   std::mutex mutex_;
   std::set<int> pids_;
 };

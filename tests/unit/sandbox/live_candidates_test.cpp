@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -61,6 +62,38 @@ TEST(LiveCandidates, FreezesEveryOtherCandidateUntilTheFreezeEnds) {
   live.remove(other);
   EXPECT_EQ(live.freeze_others(self).count(), 0U);
   for (int pid : {self, other}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
+// A process the candidate started that left its process group (setsid) is still in the
+// worker's pids cgroup: it is stopped with the candidate, and resumed with it.
+TEST(LiveCandidates, FreezesTheProcessesInACandidatesCgroupOutsideItsGroup) {
+  int self = spawn_sleeper();
+  int other = spawn_sleeper();
+  int escaped = spawn_sleeper();  // a group of its own, as after setsid
+  auto root = std::filesystem::temp_directory_path() /
+              ("kbx-live-cgroups-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "pids" / ("kbx-w" + std::to_string(other)));
+  std::ofstream(root / "pids" / "cgroup.procs") << "";
+  std::ofstream(root / "pids" / ("kbx-w" + std::to_string(other)) / "cgroup.procs")
+      << other << "\n" << escaped << "\n";
+  LiveCandidates live(root);
+  live.add(self);
+  live.add(other);
+  {
+    auto freeze = live.freeze_others(self);
+    EXPECT_EQ(freeze.count(), 1U);
+    EXPECT_EQ(freeze.processes(), (std::vector<int>{other, escaped}));
+    EXPECT_EQ(wait_for_state(other, true), 'T');
+    EXPECT_EQ(wait_for_state(escaped, true), 'T');
+    EXPECT_NE(state_of(self), 'T');
+  }
+  EXPECT_NE(wait_for_state(other, false), 'T');
+  EXPECT_NE(wait_for_state(escaped, false), 'T');
+  std::filesystem::remove_all(root);
+  for (int pid : {self, other, escaped}) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
   }

@@ -1,0 +1,99 @@
+// Candidate processes by pids cgroup, and which of them hold a CUDA context.
+#include "kbx/sandbox/candidate_processes.h"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+namespace kbx::sandbox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool v2_enables_pids(const fs::path& root) {
+  std::ifstream f(root / "cgroup.subtree_control");
+  std::string word;
+  while (f >> word) {
+    if (word == "pids") {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A mapped file that is a GPU device node: /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia<N>.
+bool is_gpu_device(const std::string& path) {
+  static const std::string prefix = "/dev/nvidia";
+  if (path.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  std::string rest = path.substr(prefix.size());
+  if (rest == "ctl" || rest == "-uvm") {
+    return true;
+  }
+  if (rest.empty()) {
+    return false;
+  }
+  for (char c : rest) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+fs::path pids_cgroup_of(int pid, const fs::path& root) {
+  std::error_code ec;
+  const std::string name = "kbx-w" + std::to_string(pid);
+  if (fs::exists(root / "pids" / "cgroup.procs", ec)) {
+    return root / "pids" / name;
+  }
+  if (fs::exists(root / "cgroup.procs", ec) && v2_enables_pids(root)) {
+    return root / name;
+  }
+  return {};
+}
+
+std::vector<int> candidate_processes(int pid, const fs::path& root) {
+  std::vector<int> pids;
+  fs::path cgroup = pids_cgroup_of(pid, root);
+  if (pid <= 0 || cgroup.empty()) {
+    return pids;
+  }
+  std::ifstream f(cgroup / "cgroup.procs");
+  int member = 0;
+  while (f >> member) {
+    if (member > 0) {
+      pids.push_back(member);
+    }
+  }
+  return pids;
+}
+
+std::vector<int> gpu_mapping_processes(const std::vector<int>& pids, const fs::path& proc) {
+  std::vector<int> holders;
+  for (int pid : pids) {
+    std::ifstream f(proc / std::to_string(pid) / "maps");
+    std::string line;
+    while (std::getline(f, line)) {
+      // address perms offset dev inode path: the path is the sixth field, when there is one.
+      std::istringstream fields(line);
+      std::string skip;
+      std::string path;
+      for (int i = 0; i < 5 && fields >> skip; ++i) {
+      }
+      if (fields >> path && is_gpu_device(path)) {
+        holders.push_back(pid);
+        break;
+      }
+    }
+  }
+  return holders;
+}
+
+}  // namespace kbx::sandbox

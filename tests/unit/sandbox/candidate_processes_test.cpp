@@ -1,0 +1,88 @@
+// The processes a candidate started, by its pids cgroup, and which of them hold a CUDA context.
+#include "kbx/sandbox/candidate_processes.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace kbx::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / (name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(PidsCgroupOf, NamesTheWorkersCgroupWhereThePythonSideMadeIt) {
+  TempDir v1("kbx-cg-v1");
+  write(v1.path() / "pids" / "cgroup.procs", "");
+  EXPECT_EQ(pids_cgroup_of(42, v1.path()), v1.path() / "pids" / "kbx-w42");
+
+  TempDir v2("kbx-cg-v2");
+  write(v2.path() / "cgroup.procs", "");
+  write(v2.path() / "cgroup.subtree_control", "cpu io\n");
+  EXPECT_EQ(pids_cgroup_of(42, v2.path()), fs::path());  // no pids controller below the root
+  write(v2.path() / "cgroup.subtree_control", "cpu pids memory\n");
+  EXPECT_EQ(pids_cgroup_of(42, v2.path()), v2.path() / "kbx-w42");
+
+  TempDir none("kbx-cg-none");
+  EXPECT_EQ(pids_cgroup_of(42, none.path()), fs::path());
+  EXPECT_TRUE(candidate_processes(42, none.path()).empty());
+}
+
+TEST(CandidateProcesses, AreTheMembersOfTheWorkersCgroup) {
+  TempDir root("kbx-cg-members");
+  write(root.path() / "pids" / "cgroup.procs", "");
+  write(root.path() / "pids" / "kbx-w42" / "cgroup.procs", "42\n77\n78\n");
+  EXPECT_EQ(candidate_processes(42, root.path()), (std::vector<int>{42, 77, 78}));
+  EXPECT_TRUE(candidate_processes(43, root.path()).empty());  // gone, or never made
+  EXPECT_TRUE(candidate_processes(0, root.path()).empty());
+}
+
+TEST(GpuMappingProcesses, AreThoseWithAGpuDeviceMapped) {
+  TempDir proc("kbx-proc");
+  const std::string plain =
+      "7f0000000000-7f0000001000 r-xp 00000000 08:01 1234 /usr/lib/libc.so.6\n"
+      "7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n"
+      "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+  write(proc.path() / "10" / "maps", plain);
+  write(proc.path() / "11" / "maps", plain + "7f1000000000-7f1000200000 rw-s 00000000 00:05 9 /dev/nvidia0\n");
+  write(proc.path() / "12" / "maps", "200000000-200200000 rw-s 00000000 00:05 7 /dev/nvidiactl\n");
+  write(proc.path() / "13" / "maps", plain + "7f2000000000-7f2000001000 rw-s 00000000 00:05 8 /dev/nvidia-uvm\n");
+  // Not a CUDA context: other device nodes whose names only begin alike, a file named so elsewhere.
+  write(proc.path() / "14" / "maps",
+        "7f3000000000-7f3000001000 rw-s 00000000 00:05 3 /dev/nvidia-uvm-tools\n"
+        "7f3000002000-7f3000003000 r--s 00000000 00:05 4 /dev/nvidia-caps/nvidia-cap1\n"
+        "7f3000004000-7f3000005000 r--p 00000000 08:01 5 /tmp/dev/nvidia0\n");
+  EXPECT_EQ(gpu_mapping_processes({10, 11, 12, 13, 14, 15}, proc.path()),
+            (std::vector<int>{11, 12, 13}));  // 15: gone
+  EXPECT_TRUE(gpu_mapping_processes({}, proc.path()).empty());
+}
+
+TEST(GpuMappingProcesses, ThisTestProcessHoldsNoGpu) {
+  // The real /proc: a process without CUDA maps no GPU device.
+  EXPECT_TRUE(gpu_mapping_processes({getpid()}).empty());
+}
+
+}  // namespace
+}  // namespace kbx::sandbox
