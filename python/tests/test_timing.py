@@ -1002,7 +1002,7 @@ def test_the_inventory_calls_run_on_another_draw_of_the_inputs(monkeypatch):
     monkeypatch.setattr(timing, "_call_of",
                         lambda entry, builders, w: built.append(w["seed"]) or (lambda: None))
     monkeypatch.setattr(timing, "inventory_calls",
-                        lambda call, flush, recorder, extra, count: extra.update(kernel_calls=count))
+                        lambda call, flush, rec, extra, count: extra.update(kernel_calls=count))
     workload = {"index": 0, "seed": 1234, "args": [], "kwargs": {}}
     result = timing._inventory_one(None, None, workload, timing.Settings.from_request({}), None,
                                    object(), 3)

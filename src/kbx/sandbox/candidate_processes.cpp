@@ -75,22 +75,46 @@ std::vector<int> candidate_processes(int pid, const fs::path& root) {
   return pids;
 }
 
+namespace {
+
+bool maps_gpu_device(const fs::path& dir) {
+  std::ifstream f(dir / "maps");
+  std::string line;
+  while (std::getline(f, line)) {
+    // address perms offset dev inode path: the path is the sixth field, when there is one.
+    std::istringstream fields(line);
+    std::string skip;
+    std::string path;
+    for (int i = 0; i < 5 && fields >> skip; ++i) {
+    }
+    if (fields >> path && is_gpu_device(path)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// CUDA's driver opens the unified-memory device when it initialises (NVML's queries do not).
+bool opened_uvm(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / "fd", ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code link_ec;
+    fs::path target = fs::read_symlink(it->path(), link_ec);
+    if (!link_ec && target == "/dev/nvidia-uvm") {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<int> gpu_mapping_processes(const std::vector<int>& pids, const fs::path& proc) {
   std::vector<int> holders;
   for (int pid : pids) {
-    std::ifstream f(proc / std::to_string(pid) / "maps");
-    std::string line;
-    while (std::getline(f, line)) {
-      // address perms offset dev inode path: the path is the sixth field, when there is one.
-      std::istringstream fields(line);
-      std::string skip;
-      std::string path;
-      for (int i = 0; i < 5 && fields >> skip; ++i) {
-      }
-      if (fields >> path && is_gpu_device(path)) {
-        holders.push_back(pid);
-        break;
-      }
+    fs::path dir = proc / std::to_string(pid);
+    if (maps_gpu_device(dir) || opened_uvm(dir)) {
+      holders.push_back(pid);
     }
   }
   return holders;

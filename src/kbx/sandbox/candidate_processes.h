@@ -20,8 +20,8 @@ std::vector<int> candidate_processes(int pid,
                                      const std::filesystem::path& root = "/sys/fs/cgroup");
 
 /// Those of `pids` that have a GPU device mapped (/dev/nvidiactl, /dev/nvidia-uvm or
-/// /dev/nvidia<N> in /proc/<pid>/maps): a process with a CUDA context. A process that is gone, or
-/// whose maps cannot be read, is not one.
+/// /dev/nvidia<N> in /proc/<pid>/maps) or /dev/nvidia-uvm open (/proc/<pid>/fd): a process that
+/// initialised CUDA. A process that is gone, or whose entries cannot be read, is not one.
 std::vector<int> gpu_mapping_processes(const std::vector<int>& pids,
                                        const std::filesystem::path& proc = "/proc");
 

@@ -66,16 +66,25 @@ TEST(GpuMappingProcesses, AreThoseWithAGpuDeviceMapped) {
       "7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n"
       "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
   write(proc.path() / "10" / "maps", plain);
-  write(proc.path() / "11" / "maps", plain + "7f1000000000-7f1000200000 rw-s 00000000 00:05 9 /dev/nvidia0\n");
+  write(proc.path() / "11" / "maps",
+        plain + "7f1000000000-7f1000200000 rw-s 00000000 00:05 9 /dev/nvidia0\n");
   write(proc.path() / "12" / "maps", "200000000-200200000 rw-s 00000000 00:05 7 /dev/nvidiactl\n");
-  write(proc.path() / "13" / "maps", plain + "7f2000000000-7f2000001000 rw-s 00000000 00:05 8 /dev/nvidia-uvm\n");
+  write(proc.path() / "13" / "maps",
+        plain + "7f2000000000-7f2000001000 rw-s 00000000 00:05 8 /dev/nvidia-uvm\n");
   // Not a CUDA context: other device nodes whose names only begin alike, a file named so elsewhere.
   write(proc.path() / "14" / "maps",
         "7f3000000000-7f3000001000 rw-s 00000000 00:05 3 /dev/nvidia-uvm-tools\n"
         "7f3000002000-7f3000003000 r--s 00000000 00:05 4 /dev/nvidia-caps/nvidia-cap1\n"
         "7f3000004000-7f3000005000 r--p 00000000 08:01 5 /tmp/dev/nvidia0\n");
-  EXPECT_EQ(gpu_mapping_processes({10, 11, 12, 13, 14, 15}, proc.path()),
-            (std::vector<int>{11, 12, 13}));  // 15: gone
+  // Nothing mapped, but CUDA's unified-memory device open (a descriptor's link).
+  write(proc.path() / "16" / "maps", plain);
+  fs::create_directories(proc.path() / "16" / "fd");
+  fs::create_symlink("/dev/null", proc.path() / "16" / "fd" / "0");
+  fs::create_symlink("/dev/nvidia-uvm", proc.path() / "16" / "fd" / "7");
+  fs::create_directories(proc.path() / "17" / "fd");  // only NVML's control device open
+  fs::create_symlink("/dev/nvidiactl", proc.path() / "17" / "fd" / "3");
+  EXPECT_EQ(gpu_mapping_processes({10, 11, 12, 13, 14, 15, 16, 17}, proc.path()),
+            (std::vector<int>{11, 12, 13, 16}));  // 15: gone
   EXPECT_TRUE(gpu_mapping_processes({}, proc.path()).empty());
 }
 
