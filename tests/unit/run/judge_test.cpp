@@ -1173,7 +1173,8 @@ TEST(ApplyStreamCheck, KeepsEventsWhenBracketsAgreeAndTakesBracketsWhenWorkEscap
   EXPECT_EQ(honest.method_note, "");
 
   store::TimingRecord tiny{0, "ok", "", 2, {0.004, 0.004}, {0.03, 0.035}, false, {}, 0, {}, {}, {}};
-  EXPECT_EQ(apply_stream_check(tiny), TimedBy::events);  // a host-bound small kernel: sync overhead only
+  // A host-bound small kernel: the brackets are sync overhead only.
+  EXPECT_EQ(apply_stream_check(tiny), TimedBy::events);
 
   store::TimingRecord side{0, "ok", "", 2, {0.01, 0.01}, {0.9, 1.0, 1.1}, false, {}, 0, {}, {}, {}};
   EXPECT_EQ(apply_stream_check(side), TimedBy::brackets);
