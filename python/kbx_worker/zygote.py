@@ -69,6 +69,7 @@ class Zygote:
         self._reader = FrameReader(sock, accept_fds=True)
         self._launches = launches
         self._children: set[int] = set()
+        self._uids: dict[int, int] = {}  # child -> the uid of its own it was given (as root)
         self._harvest = Harvests(self._inherited_fds)
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
 
@@ -137,6 +138,8 @@ class Zygote:
         finally:
             os.close(fd)
         self._children.add(pid)
+        if config.sandbox is not None and config.sandbox.uid and os.getuid() == 0:
+            self._uids[pid] = config.sandbox.uid
         if config.sandbox is not None and config.sandbox.compile_cache and config.device == "cuda":
             self._harvest.expect(pid, config.sandbox.compile_cache)
         return self._send({"op": "forked", "id": header["id"], "pid": pid})
@@ -181,6 +184,7 @@ class Zygote:
             if pid in self._children:
                 self._children.discard(pid)
                 _remove_cgroup(pid)
+                _kill_uid(self._uids.pop(pid, None))
                 self._harvest.worker_ended(pid)
                 if not self._send(_exited(pid, status)):
                     return False
@@ -201,6 +205,7 @@ class Zygote:
                 pass
             self._children.discard(pid)
             _remove_cgroup(pid)
+            _kill_uid(self._uids.pop(pid, None))
 
     def _send_error(self, request: str | None, header: dict | None, exc: BaseException) -> bool:
         reply = {"op": "error", "request": request, "error": error_object(exc)}
@@ -343,6 +348,47 @@ def _remove_cgroup(pid: int) -> None:
             return
         except OSError:
             time.sleep(0.05)
+
+
+def processes_of_uid(uid: int, proc: str = "/proc") -> list[int]:
+    """The processes whose real uid is `uid` (the Uid line of /proc/<pid>/status)."""
+    pids = []
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return pids
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(os.path.join(proc, name, "status"), "rb") as f:
+                for line in f:
+                    if line.startswith(b"Uid:"):
+                        if int(line.split()[1]) == uid:
+                            pids.append(int(name))
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return sorted(pids)
+
+
+def _kill_uid(uid: int | None, proc: str = "/proc") -> None:
+    """Kills what a worker that ran under a uid of its own left behind (a child in a session of
+    its own, which the kill of the worker's process group misses): every process of that uid. The
+    uid is the worker's alone (WorkerPool gives each worker its own), never root's or the
+    zygote's."""
+    if not uid or uid == os.getuid():
+        return
+    for _ in range(3):
+        left = processes_of_uid(uid, proc)
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
 
 
 def _exited(pid: int, status: int) -> dict:

@@ -197,3 +197,37 @@ def test_a_zygote_whose_kbx_goes_away_while_it_imports_exits_without_finishing_t
     _, err = proc.communicate(timeout=TIMEOUT_S)
     assert proc.returncode == 1
     assert "kbx closed the control socket while the zygote was starting" in err, err
+
+
+def _status(proc, pid, uid):
+    d = proc / str(pid)
+    d.mkdir(parents=True)
+    (d / "status").write_text(f"Name:\tpython3\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t0\t0\t0\t0\n")
+
+
+def test_what_a_worker_under_its_own_uid_left_behind_is_killed_with_it(tmp_path, monkeypatch):
+    # A child in a session of its own outlives the kill of the worker's process group; under a
+    # uid of its own (kbx as root) every process of that uid is the worker's, and goes with it.
+    from kbx_worker import zygote
+
+    proc = tmp_path / "proc"
+    for pid, uid in ((1, 0), (50, 0), (200, 2000001), (201, 2000001), (300, 2000002)):
+        _status(proc, pid, uid)
+    (proc / "self").mkdir()
+    assert zygote.processes_of_uid(2000001, str(proc)) == [200, 201]
+    assert zygote.processes_of_uid(7, str(proc)) == []
+    killed = []
+
+    def kill(pid, sig):
+        killed.append((pid, sig))
+        (proc / str(pid) / "status").unlink()  # gone
+
+    monkeypatch.setattr(zygote.os, "kill", kill)
+    zygote._kill_uid(2000001, str(proc))
+    assert killed == [(200, signal.SIGKILL), (201, signal.SIGKILL)]
+    killed.clear()
+    zygote._kill_uid(None, str(proc))
+    zygote._kill_uid(0, str(proc))
+    zygote._kill_uid(os.getuid(), str(proc))  # never the zygote's own uid
+    assert killed == []
+    assert zygote.processes_of_uid(2000002, str(proc)) == [300]

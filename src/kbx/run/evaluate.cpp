@@ -3,6 +3,7 @@
 #include "kbx/run/evaluate.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -153,16 +154,16 @@ struct Evaluation {
   /// True (and the outcome set) when a process the candidate started, other than its worker,
   /// holds a CUDA context of its own (a GPU device mapped) right after the candidate was timed:
   /// its GPU work is in none of the worker's events, brackets or kernel inventory, and it can
-  /// write the outputs through CUDA's interprocess memory. Found through the worker's pids
-  /// cgroup, whatever process group or session the process moved to; where there is none (kbx
-  /// not root), not checked.
+  /// write the outputs through CUDA's interprocess memory. Found by the worker's own uid or its
+  /// pids cgroup, whatever process group or session the process moved to; where it has neither
+  /// (kbx not root), not checked.
   bool gpu_helper_found() {
     const int self = candidate.pid();
     if (ctx.options.device != "cuda" || self <= 0) {
       return false;
     }
     std::vector<int> others;
-    for (int pid : sandbox::candidate_processes(self)) {
+    for (int pid : sandbox::candidate_processes(self, sandbox::processes_by_uid(), geteuid())) {
       if (pid != self) {
         others.push_back(pid);
       }

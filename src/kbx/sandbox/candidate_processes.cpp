@@ -1,6 +1,7 @@
 // Candidate processes by pids cgroup, and which of them hold a CUDA context.
 #include "kbx/sandbox/candidate_processes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -108,6 +109,59 @@ bool opened_uvm(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::optional<uid_t> process_uid(int pid, const fs::path& proc) {
+  std::ifstream f(proc / std::to_string(pid) / "status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.compare(0, 4, "Uid:") == 0) {
+      std::istringstream fields(line.substr(4));
+      long long uid = -1;
+      if (fields >> uid && uid >= 0) {
+        return static_cast<uid_t>(uid);
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::map<uid_t, std::vector<int>> processes_by_uid(const fs::path& proc) {
+  std::map<uid_t, std::vector<int>> by_uid;
+  std::error_code ec;
+  for (fs::directory_iterator it(proc, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    int pid = std::stoi(name);
+    if (auto uid = process_uid(pid, proc)) {
+      by_uid[*uid].push_back(pid);
+    }
+  }
+  for (auto& [uid, pids] : by_uid) {
+    std::sort(pids.begin(), pids.end());
+  }
+  return by_uid;
+}
+
+std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<int>>& by_uid,
+                                     uid_t own_uid, const fs::path& cgroup_root,
+                                     const fs::path& proc) {
+  std::vector<int> pids = candidate_processes(pid, cgroup_root);
+  auto uid = pid > 0 ? process_uid(pid, proc) : std::nullopt;
+  if (uid && *uid != own_uid && *uid != 0) {
+    auto it = by_uid.find(*uid);
+    if (it != by_uid.end()) {
+      for (int member : it->second) {
+        if (std::find(pids.begin(), pids.end(), member) == pids.end()) {
+          pids.push_back(member);
+        }
+      }
+    }
+  }
+  return pids;
+}
 
 std::vector<int> gpu_mapping_processes(const std::vector<int>& pids, const fs::path& proc) {
   std::vector<int> holders;

@@ -1,12 +1,32 @@
-// The processes a candidate worker started, found through the pids cgroup it joined at its start
-// (python/kbx_worker/sandbox.py, `_join_pids_cgroup`): a child that called setsid has left the
-// worker's process group, but not its cgroup (Landlock keeps the cgroup files out of its reach).
+// The processes a candidate worker started, whatever process group or session they moved to:
+// when kbx runs as root each worker runs under a uid of its own (python/kbx_worker/sandbox.py,
+// `_drop_identity`; WorkerPool gives each its own), which no process of it can leave; otherwise,
+// as root, it joins a pids cgroup of its own (`_join_pids_cgroup`), whose files Landlock keeps out
+// of its reach.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <vector>
 
 namespace kbx::sandbox {
+
+/// The real uid of process `pid` (the Uid line of /proc/<pid>/status); nullopt when it is gone.
+std::optional<uid_t> process_uid(int pid, const std::filesystem::path& proc = "/proc");
+
+/// Every process now, by real uid (one pass over /proc).
+std::map<uid_t, std::vector<int>> processes_by_uid(const std::filesystem::path& proc = "/proc");
+
+/// The processes of candidate worker `pid`: those of its own uid (when it is not `own_uid`,
+/// kbx's: a worker that kept kbx's uid shares it with every process of kbx), with `by_uid` from
+/// processes_by_uid, and those in its pids cgroup under `cgroup_root`. The worker among them.
+std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<int>>& by_uid,
+                                     uid_t own_uid,
+                                     const std::filesystem::path& cgroup_root = "/sys/fs/cgroup",
+                                     const std::filesystem::path& proc = "/proc");
 
 /// Where worker `pid`'s pids cgroup lives (`kbx-w<pid>` under the v1 pids hierarchy, or under the
 /// v2 root where it enables pids), as sandbox.py `pids_cgroup_of` names it; an empty path where

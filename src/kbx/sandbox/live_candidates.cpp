@@ -2,6 +2,7 @@
 #include "kbx/sandbox/live_candidates.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -29,11 +30,12 @@ LiveCandidates::Freeze LiveCandidates::freeze_others(int self) {
     }
   }
   // The processes the stopped candidates started outside their groups: a stopped process forks
-  // no more, so a few passes over the cgroups find every one that was forking meanwhile.
-  for (int pass = 0; pass < 4; ++pass) {
+  // no more, so a few passes find every one that was forking meanwhile.
+  for (int pass = 0; pass < 4 && !groups.empty(); ++pass) {
     bool more = false;
+    auto by_uid = processes_by_uid(proc_);
     for (int pid : groups) {
-      for (int member : candidate_processes(pid, cgroup_root_)) {
+      for (int member : candidate_processes(pid, by_uid, geteuid(), cgroup_root_, proc_)) {
         if (std::find(processes.begin(), processes.end(), member) == processes.end() &&
             kill(member, SIGSTOP) == 0) {
           processes.push_back(member);

@@ -13,14 +13,16 @@ namespace kbx::sandbox {
 /// While one candidate is timed under the exclusive GPU lock, every other one is idle (the lock
 /// keeps them out of their stages), but a thread or process it started could still launch GPU
 /// work or burn CPU; freeze_others() stops them (SIGSTOP) until the returned Freeze ends
-/// (SIGCONT): each worker's process group, and every process in its pids cgroup besides
-/// (candidate_processes: a child that called setsid left the group, not the cgroup).
-/// Thread-safe.
+/// (SIGCONT): each worker's process group, and every other process of the candidate besides
+/// (candidate_processes: its own uid, or its pids cgroup; a child that called setsid left the
+/// group, not those). Thread-safe.
 class LiveCandidates {
  public:
-  /// `cgroup_root`: where the workers' pids cgroups are looked up (tests point it elsewhere).
-  explicit LiveCandidates(std::filesystem::path cgroup_root = "/sys/fs/cgroup")
-      : cgroup_root_(std::move(cgroup_root)) {}
+  /// `cgroup_root`, `proc`: where the workers' pids cgroups and processes are looked up (tests
+  /// point them elsewhere).
+  explicit LiveCandidates(std::filesystem::path cgroup_root = "/sys/fs/cgroup",
+                          std::filesystem::path proc = "/proc")
+      : cgroup_root_(std::move(cgroup_root)), proc_(std::move(proc)) {}
   void add(int pid);
   void remove(int pid);
 
@@ -54,6 +56,7 @@ class LiveCandidates {
 
  private:
   std::filesystem::path cgroup_root_;
+  std::filesystem::path proc_;
   std::mutex mutex_;
   std::set<int> pids_;
 };

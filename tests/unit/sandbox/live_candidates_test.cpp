@@ -79,7 +79,7 @@ TEST(LiveCandidates, FreezesTheProcessesInACandidatesCgroupOutsideItsGroup) {
   std::ofstream(root / "pids" / "cgroup.procs") << "";
   std::ofstream(root / "pids" / ("kbx-w" + std::to_string(other)) / "cgroup.procs")
       << other << "\n" << escaped << "\n";
-  LiveCandidates live(root);
+  LiveCandidates live(root, root / "proc");  // no processes listed: the cgroup alone
   live.add(self);
   live.add(other);
   {
