@@ -31,11 +31,17 @@ LiveCandidates::Freeze LiveCandidates::freeze_others(int self) {
   }
   // The processes the stopped candidates started outside their groups: a stopped process forks
   // no more, so a few passes find every one that was forking meanwhile.
+  const uid_t own = geteuid();
+  const bool own_uids = std::any_of(groups.begin(), groups.end(), [&](int pid) {
+    auto uid = process_uid(pid, proc_);
+    return uid && *uid != own && *uid != 0;
+  });
   for (int pass = 0; pass < 4 && !groups.empty(); ++pass) {
     bool more = false;
-    auto by_uid = processes_by_uid(proc_);
+    // One pass over /proc only where a worker runs under a uid of its own (kbx as root).
+    auto by_uid = own_uids ? processes_by_uid(proc_) : std::map<uid_t, std::vector<int>>{};
     for (int pid : groups) {
-      for (int member : candidate_processes(pid, by_uid, geteuid(), cgroup_root_, proc_)) {
+      for (int member : candidate_processes(pid, by_uid, own, cgroup_root_, proc_)) {
         if (std::find(processes.begin(), processes.end(), member) == processes.end() &&
             kill(member, SIGSTOP) == 0) {
           processes.push_back(member);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -85,12 +86,49 @@ TEST(LiveCandidates, FreezesTheProcessesInACandidatesCgroupOutsideItsGroup) {
   {
     auto freeze = live.freeze_others(self);
     EXPECT_EQ(freeze.count(), 1U);
-    EXPECT_EQ(freeze.processes(), (std::vector<int>{other, escaped}));
+    auto stopped = freeze.processes();
+    std::sort(stopped.begin(), stopped.end());
+    EXPECT_EQ(stopped, (std::vector<int>{std::min(other, escaped), std::max(other, escaped)}));
     EXPECT_EQ(wait_for_state(other, true), 'T');
     EXPECT_EQ(wait_for_state(escaped, true), 'T');
     EXPECT_NE(state_of(self), 'T');
   }
   EXPECT_NE(wait_for_state(other, false), 'T');
+  EXPECT_NE(wait_for_state(escaped, false), 'T');
+  std::filesystem::remove_all(root);
+  for (int pid : {self, other, escaped}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
+// Under a uid of its own (kbx as root), every process of that uid is the candidate's.
+TEST(LiveCandidates, FreezesTheProcessesOfACandidatesOwnUid) {
+  int self = spawn_sleeper();
+  int other = spawn_sleeper();
+  int escaped = spawn_sleeper();
+  auto root = std::filesystem::temp_directory_path() /
+              ("kbx-live-uids-" + std::to_string(getpid()));
+  auto status = [&](int pid, int uid) {
+    std::filesystem::create_directories(root / "proc" / std::to_string(pid));
+    std::ofstream(root / "proc" / std::to_string(pid) / "status")
+        << "Name:\tpython3\nUid:\t" << uid << "\t" << uid << "\t" << uid << "\t" << uid << "\n";
+  };
+  status(self, 2000001);
+  status(other, 2000002);
+  status(escaped, 2000002);
+  LiveCandidates live(root / "cgroups", root / "proc");  // no cgroups: the uid alone
+  live.add(self);
+  live.add(other);
+  {
+    auto freeze = live.freeze_others(self);
+    EXPECT_EQ(freeze.count(), 1U);
+    auto stopped = freeze.processes();
+    std::sort(stopped.begin(), stopped.end());
+    EXPECT_EQ(stopped, (std::vector<int>{std::min(other, escaped), std::max(other, escaped)}));
+    EXPECT_EQ(wait_for_state(escaped, true), 'T');
+    EXPECT_NE(state_of(self), 'T');
+  }
   EXPECT_NE(wait_for_state(escaped, false), 'T');
   std::filesystem::remove_all(root);
   for (int pid : {self, other, escaped}) {
