@@ -1,6 +1,8 @@
 // WorkerPool: background starters keep each GPU's lane topped up with ready workers.
 #include "kbx/sandbox/worker_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -63,6 +65,12 @@ WorkerPool::~WorkerPool() {
   quiet_watch_.join();
 }
 
+int sandbox_uid(int kbx_pid, int n) {
+  constexpr int block = 4096;
+  constexpr int blocks = 1 << 18;  // the largest uid, about 1.08e9, stays within an int
+  return sandbox_uid_base + (std::max(0, kbx_pid) % blocks) * block + std::max(0, n) % block;
+}
+
 std::filesystem::path WorkerPool::next_log_path() {
   return config_.log_dir / ("w" + std::to_string(next_log_++) + ".log");
 }
@@ -81,7 +89,7 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
     if (role == "candidate" && !config_.sandbox.is_null()) {
       spec.sandbox = config_.sandbox;
       if (spec.sandbox.value("uid", false) == true) {
-        spec.sandbox["uid"] = sandbox_uid_base + (next_log_ % 100000);
+        spec.sandbox["uid"] = sandbox_uid(static_cast<int>(getpid()), next_log_);
       } else {
         spec.sandbox.erase("uid");
       }

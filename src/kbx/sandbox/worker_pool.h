@@ -37,8 +37,8 @@ struct PoolConfig {
   /// that hangs must not make the starts it stopped miss ready_timeout). Legitimate quiet timing
   /// requests take a few seconds (`eig`'s, the longest, about 4 s on an H100).
   std::chrono::milliseconds max_quiet{30000};
-  /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid,
-  /// sandbox_uid_base + a counter, when the object asks for one ("uid": true).
+  /// The sandbox of candidate workers (WorkerSpec::sandbox); each gets its own uid
+  /// (sandbox_uid), when the object asks for one ("uid": true).
   Json sandbox;
   /// `kbx eval --trace`: each candidate worker's start is a "worker start" span on its starter's
   /// lane, and the part under its shared GPU hold (which a timing run waits for) a "start hold"
@@ -48,6 +48,14 @@ struct PoolConfig {
 
 /// The first uid of candidate workers when kbx runs as root.
 constexpr int sandbox_uid_base = 2000000;
+
+/// The uid of the `n`th candidate worker of the kbx process `kbx_pid` (kbx as root): a block of
+/// 4096 per kbx process, by its pid, so that kbx processes running at once on one machine (one per
+/// GPU, a shard beside another, `kbx serve` beside `kbx eval`) give their workers different uids.
+/// kbx tells a candidate's processes by its uid (sandbox/candidate_processes.h): the freeze, the
+/// GPU-helper check and the zygote's kill of what a worker left behind must not reach another
+/// run's worker. Within a process the block wraps after 4096 workers, far beyond any worker's life.
+int sandbox_uid(int kbx_pid, int n);
 
 /// The worker's account of its start from its "ready" header (`phases_ms`: detach, setup, confine,
 /// cupti, hold_wait, cuda_context, flush_buffer, triton_driver), for the trace's worker-start
