@@ -184,7 +184,7 @@ class Zygote:
             if pid in self._children:
                 self._children.discard(pid)
                 _remove_cgroup(pid)
-                _kill_uid(self._uids.pop(pid, None))
+                _kill_uid(self._uids.pop(pid, None), keep=self._children)
                 self._harvest.worker_ended(pid)
                 if not self._send(_exited(pid, status)):
                     return False
@@ -372,15 +372,16 @@ def processes_of_uid(uid: int, proc: str = "/proc") -> list[int]:
     return sorted(pids)
 
 
-def _kill_uid(uid: int | None, proc: str = "/proc") -> None:
+def _kill_uid(uid: int | None, proc: str = "/proc", keep: set[int] | frozenset = frozenset()
+              ) -> None:
     """Kills what a worker that ran under a uid of its own left behind (a child in a session of
-    its own, which the kill of the worker's process group misses): every process of that uid. The
-    uid is the worker's alone (WorkerPool gives each worker its own), never root's or the
-    zygote's."""
+    its own, which the kill of the worker's process group misses): every process of that uid but
+    the zygote's live workers in `keep` (one of an earlier turn of the uid block, sandbox_uid).
+    The uid is the worker's (WorkerPool gives each worker its own), never root's or the zygote's."""
     if not uid or uid == os.getuid():
         return
     for _ in range(3):
-        left = processes_of_uid(uid, proc)
+        left = [pid for pid in processes_of_uid(uid, proc) if pid not in keep]
         if not left:
             return
         for pid in left:

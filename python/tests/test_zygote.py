@@ -223,8 +223,10 @@ def test_what_a_worker_under_its_own_uid_left_behind_is_killed_with_it(tmp_path,
         (proc / str(pid) / "status").unlink()  # gone
 
     monkeypatch.setattr(zygote.os, "kill", kill)
-    zygote._kill_uid(2000001, str(proc))
+    _status(proc, 202, 2000001)  # a live worker of the zygote's under the same uid: kept
+    zygote._kill_uid(2000001, str(proc), keep={202})
     assert killed == [(200, signal.SIGKILL), (201, signal.SIGKILL)]
+    assert zygote.processes_of_uid(2000001, str(proc)) == [202]
     killed.clear()
     zygote._kill_uid(None, str(proc))
     zygote._kill_uid(0, str(proc))

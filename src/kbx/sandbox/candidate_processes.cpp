@@ -110,20 +110,35 @@ bool opened_uvm(const fs::path& dir) {
 
 }  // namespace
 
-std::optional<uid_t> process_uid(int pid, const fs::path& proc) {
+namespace {
+
+/// The first number on the `key` line of /proc/<pid>/status ("Uid:", "PPid:").
+std::optional<long long> status_field(int pid, const fs::path& proc, const std::string& key) {
   std::ifstream f(proc / std::to_string(pid) / "status");
   std::string line;
   while (std::getline(f, line)) {
-    if (line.compare(0, 4, "Uid:") == 0) {
-      std::istringstream fields(line.substr(4));
-      long long uid = -1;
-      if (fields >> uid && uid >= 0) {
-        return static_cast<uid_t>(uid);
+    if (line.compare(0, key.size(), key) == 0) {
+      std::istringstream fields(line.substr(key.size()));
+      long long value = -1;
+      if (fields >> value && value >= 0) {
+        return value;
       }
       return std::nullopt;
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<uid_t> process_uid(int pid, const fs::path& proc) {
+  auto uid = status_field(pid, proc, "Uid:");
+  return uid ? std::optional<uid_t>(static_cast<uid_t>(*uid)) : std::nullopt;
+}
+
+std::optional<int> parent_pid(int pid, const fs::path& proc) {
+  auto ppid = status_field(pid, proc, "PPid:");
+  return ppid ? std::optional<int>(static_cast<int>(*ppid)) : std::nullopt;
 }
 
 std::map<uid_t, std::vector<int>> processes_by_uid(const fs::path& proc) {
@@ -152,8 +167,14 @@ std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<
   auto uid = pid > 0 ? process_uid(pid, proc) : std::nullopt;
   if (uid && *uid != own_uid && *uid != 0) {
     auto it = by_uid.find(*uid);
+    // Another child of the worker's parent (the zygote) is another worker, never this one's: a
+    // worker of an earlier turn of the uid block that still lives (sandbox_uid).
+    auto zygote = parent_pid(pid, proc);
     if (it != by_uid.end()) {
       for (int member : it->second) {
+        if (member != pid && zygote && parent_pid(member, proc) == zygote) {
+          continue;
+        }
         if (std::find(pids.begin(), pids.end(), member) == pids.end()) {
           pids.push_back(member);
         }

@@ -17,12 +17,16 @@ namespace kbx::sandbox {
 /// The real uid of process `pid` (the Uid line of /proc/<pid>/status); nullopt when it is gone.
 std::optional<uid_t> process_uid(int pid, const std::filesystem::path& proc = "/proc");
 
+/// The parent of process `pid` (the PPid line of /proc/<pid>/status); nullopt when it is gone.
+std::optional<int> parent_pid(int pid, const std::filesystem::path& proc = "/proc");
+
 /// Every process now, by real uid (one pass over /proc).
 std::map<uid_t, std::vector<int>> processes_by_uid(const std::filesystem::path& proc = "/proc");
 
 /// The processes of candidate worker `pid`: those of its own uid (when it is not `own_uid`,
-/// kbx's: a worker that kept kbx's uid shares it with every process of kbx), with `by_uid` from
-/// processes_by_uid, and those in its pids cgroup under `cgroup_root`. The worker among them.
+/// kbx's: a worker that kept kbx's uid shares it with every process of kbx) but other workers
+/// (children of its parent, the zygote), with `by_uid` from processes_by_uid, and those in its
+/// pids cgroup under `cgroup_root`. The worker among them.
 std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<int>>& by_uid,
                                      uid_t own_uid,
                                      const std::filesystem::path& cgroup_root = "/sys/fs/cgroup",

@@ -88,31 +88,35 @@ TEST(GpuMappingProcesses, AreThoseWithAGpuDeviceMapped) {
   EXPECT_TRUE(gpu_mapping_processes({}, proc.path()).empty());
 }
 
-void status(const fs::path& proc, int pid, int uid) {
+void status(const fs::path& proc, int pid, int uid, int ppid = 1) {
   write(proc / std::to_string(pid) / "status",
-        "Name:\tpython3\nState:\tS (sleeping)\nUid:\t" + std::to_string(uid) + "\t" +
-            std::to_string(uid) + "\t" + std::to_string(uid) + "\t" + std::to_string(uid) +
-            "\nGid:\t0\t0\t0\t0\n");
+        "Name:\tpython3\nState:\tS (sleeping)\nPPid:\t" + std::to_string(ppid) + "\nUid:\t" +
+            std::to_string(uid) + "\t" + std::to_string(uid) + "\t" + std::to_string(uid) + "\t" +
+            std::to_string(uid) + "\nGid:\t0\t0\t0\t0\n");
 }
 
 TEST(CandidateProcesses, AreThoseOfTheWorkersOwnUidAndCgroup) {
   TempDir proc("kbx-proc-uids");
   status(proc.path(), 1, 0);
   status(proc.path(), 100, 0);          // kbx
-  status(proc.path(), 200, 2000001);    // a worker under a uid of its own
-  status(proc.path(), 201, 2000001);    // a process it started, in a session of its own
+  status(proc.path(), 200, 2000001, 90);  // a worker under a uid of its own (zygote 90)
+  status(proc.path(), 201, 2000001);      // a process it started, in a session of its own
+  status(proc.path(), 202, 2000001, 200);  // one still its child
+  status(proc.path(), 203, 2000001, 90);  // a worker of an earlier turn of the uid block
   status(proc.path(), 300, 2000002);    // another worker
   status(proc.path(), 400, 1000);       // a worker that kept kbx's uid (kbx not root)
   status(proc.path(), 401, 1000);
   write(proc.path() / "self" / "status", "Uid:\t0\t0\t0\t0\n");  // not a process number
   EXPECT_EQ(process_uid(201, proc.path()), 2000001U);
   EXPECT_EQ(process_uid(999, proc.path()), std::nullopt);
+  EXPECT_EQ(parent_pid(202, proc.path()), 200);
+  EXPECT_EQ(parent_pid(999, proc.path()), std::nullopt);
   auto by_uid = processes_by_uid(proc.path());
-  EXPECT_EQ(by_uid.at(2000001), (std::vector<int>{200, 201}));
+  EXPECT_EQ(by_uid.at(2000001), (std::vector<int>{200, 201, 202, 203}));
   EXPECT_EQ(by_uid.at(0), (std::vector<int>{1, 100}));
   TempDir cgroups("kbx-cg-none-uids");
   EXPECT_EQ(candidate_processes(200, by_uid, 0, cgroups.path(), proc.path()),
-            (std::vector<int>{200, 201}));
+            (std::vector<int>{200, 201, 202}));
   EXPECT_EQ(candidate_processes(300, by_uid, 0, cgroups.path(), proc.path()),
             (std::vector<int>{300}));
   // kbx's own uid (or root's) says nothing about whose process it is: the cgroup alone does.
