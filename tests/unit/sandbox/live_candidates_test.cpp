@@ -47,6 +47,29 @@ int spawn_sleeper() {
   return pid;
 }
 
+/// Freezes the others of `self` (the candidate `other`, whose process `escaped` left its group):
+/// both stopped, `self` not, all resumed after; then kills the three.
+void expect_escaped_frozen_with_other(LiveCandidates& live, int self, int other, int escaped) {
+  live.add(self);
+  live.add(other);
+  {
+    auto freeze = live.freeze_others(self);
+    EXPECT_EQ(freeze.count(), 1U);
+    auto stopped = freeze.processes();
+    std::sort(stopped.begin(), stopped.end());
+    EXPECT_EQ(stopped, (std::vector<int>{std::min(other, escaped), std::max(other, escaped)}));
+    EXPECT_EQ(wait_for_state(other, true), 'T');
+    EXPECT_EQ(wait_for_state(escaped, true), 'T');
+    EXPECT_NE(state_of(self), 'T');
+  }
+  EXPECT_NE(wait_for_state(other, false), 'T');
+  EXPECT_NE(wait_for_state(escaped, false), 'T');
+  for (int pid : {self, other, escaped}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+}
+
 TEST(LiveCandidates, FreezesEveryOtherCandidateUntilTheFreezeEnds) {
   int self = spawn_sleeper();
   int other = spawn_sleeper();
@@ -81,25 +104,8 @@ TEST(LiveCandidates, FreezesTheProcessesInACandidatesCgroupOutsideItsGroup) {
   std::ofstream(root / "pids" / ("kbx-w" + std::to_string(other)) / "cgroup.procs")
       << other << "\n" << escaped << "\n";
   LiveCandidates live(root, root / "proc");  // no processes listed: the cgroup alone
-  live.add(self);
-  live.add(other);
-  {
-    auto freeze = live.freeze_others(self);
-    EXPECT_EQ(freeze.count(), 1U);
-    auto stopped = freeze.processes();
-    std::sort(stopped.begin(), stopped.end());
-    EXPECT_EQ(stopped, (std::vector<int>{std::min(other, escaped), std::max(other, escaped)}));
-    EXPECT_EQ(wait_for_state(other, true), 'T');
-    EXPECT_EQ(wait_for_state(escaped, true), 'T');
-    EXPECT_NE(state_of(self), 'T');
-  }
-  EXPECT_NE(wait_for_state(other, false), 'T');
-  EXPECT_NE(wait_for_state(escaped, false), 'T');
+  expect_escaped_frozen_with_other(live, self, other, escaped);
   std::filesystem::remove_all(root);
-  for (int pid : {self, other, escaped}) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
 }
 
 // Under a uid of its own (kbx as root), every process of that uid is the candidate's.
@@ -118,23 +124,8 @@ TEST(LiveCandidates, FreezesTheProcessesOfACandidatesOwnUid) {
   status(other, 2000002);
   status(escaped, 2000002);
   LiveCandidates live(root / "cgroups", root / "proc");  // no cgroups: the uid alone
-  live.add(self);
-  live.add(other);
-  {
-    auto freeze = live.freeze_others(self);
-    EXPECT_EQ(freeze.count(), 1U);
-    auto stopped = freeze.processes();
-    std::sort(stopped.begin(), stopped.end());
-    EXPECT_EQ(stopped, (std::vector<int>{std::min(other, escaped), std::max(other, escaped)}));
-    EXPECT_EQ(wait_for_state(escaped, true), 'T');
-    EXPECT_NE(state_of(self), 'T');
-  }
-  EXPECT_NE(wait_for_state(escaped, false), 'T');
+  expect_escaped_frozen_with_other(live, self, other, escaped);
   std::filesystem::remove_all(root);
-  for (int pid : {self, other, escaped}) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
 }
 
 TEST(StartingWorkers, AQuietStopsEveryStartUnderWayAndThoseBegunMeanwhile) {
