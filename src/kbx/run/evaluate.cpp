@@ -162,8 +162,12 @@ struct Evaluation {
     if (ctx.options.device != "cuda" || self <= 0) {
       return false;
     }
+    // One pass over /proc only where the worker runs under a uid of its own (kbx as root).
+    const uid_t own = geteuid();
+    auto by_uid = sandbox::under_own_uid(self, own) ? sandbox::processes_by_uid()
+                                                    : std::map<uid_t, std::vector<int>>{};
     std::vector<int> others;
-    for (int pid : sandbox::candidate_processes(self, sandbox::processes_by_uid(), geteuid())) {
+    for (int pid : sandbox::candidate_processes(self, by_uid, own)) {
       if (pid != self) {
         others.push_back(pid);
       }

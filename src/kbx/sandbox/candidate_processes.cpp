@@ -1,4 +1,4 @@
-// Candidate processes by pids cgroup, and which of them hold a CUDA context.
+// Candidate processes by uid and pids cgroup, and which of them hold a CUDA context.
 #include "kbx/sandbox/candidate_processes.h"
 
 #include <algorithm>
@@ -46,38 +46,6 @@ bool is_gpu_device(const std::string& path) {
   return true;
 }
 
-}  // namespace
-
-fs::path pids_cgroup_of(int pid, const fs::path& root) {
-  std::error_code ec;
-  const std::string name = "kbx-w" + std::to_string(pid);
-  if (fs::exists(root / "pids" / "cgroup.procs", ec)) {
-    return root / "pids" / name;
-  }
-  if (fs::exists(root / "cgroup.procs", ec) && v2_enables_pids(root)) {
-    return root / name;
-  }
-  return {};
-}
-
-std::vector<int> candidate_processes(int pid, const fs::path& root) {
-  std::vector<int> pids;
-  fs::path cgroup = pids_cgroup_of(pid, root);
-  if (pid <= 0 || cgroup.empty()) {
-    return pids;
-  }
-  std::ifstream f(cgroup / "cgroup.procs");
-  int member = 0;
-  while (f >> member) {
-    if (member > 0) {
-      pids.push_back(member);
-    }
-  }
-  return pids;
-}
-
-namespace {
-
 bool maps_gpu_device(const fs::path& dir) {
   std::ifstream f(dir / "maps");
   std::string line;
@@ -108,10 +76,6 @@ bool opened_uvm(const fs::path& dir) {
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 /// The first number on the `key` line of /proc/<pid>/status ("Uid:", "PPid:").
 std::optional<long long> status_field(int pid, const fs::path& proc, const std::string& key) {
   std::ifstream f(proc / std::to_string(pid) / "status");
@@ -131,6 +95,34 @@ std::optional<long long> status_field(int pid, const fs::path& proc, const std::
 
 }  // namespace
 
+fs::path pids_cgroup_of(int pid, const fs::path& root) {
+  std::error_code ec;
+  const std::string name = "kbx-w" + std::to_string(pid);
+  if (fs::exists(root / "pids" / "cgroup.procs", ec)) {
+    return root / "pids" / name;
+  }
+  if (fs::exists(root / "cgroup.procs", ec) && v2_enables_pids(root)) {
+    return root / name;
+  }
+  return {};
+}
+
+std::vector<int> cgroup_processes(int pid, const fs::path& root) {
+  std::vector<int> pids;
+  fs::path cgroup = pids_cgroup_of(pid, root);
+  if (pid <= 0 || cgroup.empty()) {
+    return pids;
+  }
+  std::ifstream f(cgroup / "cgroup.procs");
+  int member = 0;
+  while (f >> member) {
+    if (member > 0) {
+      pids.push_back(member);
+    }
+  }
+  return pids;
+}
+
 std::optional<uid_t> process_uid(int pid, const fs::path& proc) {
   auto uid = status_field(pid, proc, "Uid:");
   return uid ? std::optional<uid_t>(static_cast<uid_t>(*uid)) : std::nullopt;
@@ -139,6 +131,11 @@ std::optional<uid_t> process_uid(int pid, const fs::path& proc) {
 std::optional<int> parent_pid(int pid, const fs::path& proc) {
   auto ppid = status_field(pid, proc, "PPid:");
   return ppid ? std::optional<int>(static_cast<int>(*ppid)) : std::nullopt;
+}
+
+bool under_own_uid(int pid, uid_t own_uid, const fs::path& proc) {
+  auto uid = pid > 0 ? process_uid(pid, proc) : std::nullopt;
+  return uid && *uid != own_uid && *uid != 0;
 }
 
 std::map<uid_t, std::vector<int>> processes_by_uid(const fs::path& proc) {
@@ -163,10 +160,9 @@ std::map<uid_t, std::vector<int>> processes_by_uid(const fs::path& proc) {
 std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<int>>& by_uid,
                                      uid_t own_uid, const fs::path& cgroup_root,
                                      const fs::path& proc) {
-  std::vector<int> pids = candidate_processes(pid, cgroup_root);
-  auto uid = pid > 0 ? process_uid(pid, proc) : std::nullopt;
-  if (uid && *uid != own_uid && *uid != 0) {
-    auto it = by_uid.find(*uid);
+  std::vector<int> pids = cgroup_processes(pid, cgroup_root);
+  if (under_own_uid(pid, own_uid, proc)) {
+    auto it = by_uid.find(*process_uid(pid, proc));
     // Another child of the worker's parent (the zygote) is another worker, never this one's: a
     // worker of an earlier turn of the uid block that still lives (sandbox_uid).
     auto zygote = parent_pid(pid, proc);

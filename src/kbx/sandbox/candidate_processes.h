@@ -20,13 +20,16 @@ std::optional<uid_t> process_uid(int pid, const std::filesystem::path& proc = "/
 /// The parent of process `pid` (the PPid line of /proc/<pid>/status); nullopt when it is gone.
 std::optional<int> parent_pid(int pid, const std::filesystem::path& proc = "/proc");
 
+/// Whether worker `pid` runs under a uid of its own: neither `own_uid` (kbx's: a worker that kept
+/// it shares it with every process of kbx) nor root's. Only then does its uid tell its processes.
+bool under_own_uid(int pid, uid_t own_uid, const std::filesystem::path& proc = "/proc");
+
 /// Every process now, by real uid (one pass over /proc).
 std::map<uid_t, std::vector<int>> processes_by_uid(const std::filesystem::path& proc = "/proc");
 
-/// The processes of candidate worker `pid`: those of its own uid (when it is not `own_uid`,
-/// kbx's: a worker that kept kbx's uid shares it with every process of kbx) but other workers
-/// (children of its parent, the zygote), with `by_uid` from processes_by_uid, and those in its
-/// pids cgroup under `cgroup_root`. The worker among them.
+/// The processes of candidate worker `pid`: those of its uid where it runs under_own_uid, but
+/// other workers (children of its parent, the zygote), with `by_uid` from processes_by_uid (only
+/// read then), and those in its pids cgroup under `cgroup_root`. The worker among them.
 std::vector<int> candidate_processes(int pid, const std::map<uid_t, std::vector<int>>& by_uid,
                                      uid_t own_uid,
                                      const std::filesystem::path& cgroup_root = "/sys/fs/cgroup",
@@ -40,8 +43,7 @@ std::filesystem::path pids_cgroup_of(int pid,
 
 /// The processes in worker `pid`'s pids cgroup now (its cgroup.procs, the worker among them);
 /// empty when it has none.
-std::vector<int> candidate_processes(int pid,
-                                     const std::filesystem::path& root = "/sys/fs/cgroup");
+std::vector<int> cgroup_processes(int pid, const std::filesystem::path& root = "/sys/fs/cgroup");
 
 /// Those of `pids` that have a GPU device mapped (/dev/nvidiactl, /dev/nvidia-uvm or
 /// /dev/nvidia<N> in /proc/<pid>/maps) or /dev/nvidia-uvm open (/proc/<pid>/fd): a process that

@@ -32,10 +32,8 @@ LiveCandidates::Freeze LiveCandidates::freeze_others(int self) {
   // The processes the stopped candidates started outside their groups: a stopped process forks
   // no more, so a few passes find every one that was forking meanwhile.
   const uid_t own = geteuid();
-  const bool own_uids = std::any_of(groups.begin(), groups.end(), [&](int pid) {
-    auto uid = process_uid(pid, proc_);
-    return uid && *uid != own && *uid != 0;
-  });
+  const bool own_uids = std::any_of(groups.begin(), groups.end(),
+                                    [&](int pid) { return under_own_uid(pid, own, proc_); });
   for (int pass = 0; pass < 4 && !groups.empty(); ++pass) {
     bool more = false;
     // One pass over /proc only where a worker runs under a uid of its own (kbx as root).

@@ -43,7 +43,8 @@ class LiveCandidates {
     Freeze& operator=(const Freeze&) = delete;
     /// The candidates stopped (their process groups).
     [[nodiscard]] std::size_t count() const { return groups_.size(); }
-    /// Processes stopped one by one: those of the candidates' cgroups outside their groups too.
+    /// Processes stopped one by one: the candidates' own (by uid or cgroup), outside their
+    /// groups too.
     [[nodiscard]] const std::vector<int>& processes() const { return processes_; }
 
    private:

@@ -47,16 +47,16 @@ TEST(PidsCgroupOf, NamesTheWorkersCgroupWhereThePythonSideMadeIt) {
 
   TempDir none("kbx-cg-none");
   EXPECT_EQ(pids_cgroup_of(42, none.path()), fs::path());
-  EXPECT_TRUE(candidate_processes(42, none.path()).empty());
+  EXPECT_TRUE(cgroup_processes(42, none.path()).empty());
 }
 
-TEST(CandidateProcesses, AreTheMembersOfTheWorkersCgroup) {
+TEST(CgroupProcesses, AreTheMembersOfTheWorkersCgroup) {
   TempDir root("kbx-cg-members");
   write(root.path() / "pids" / "cgroup.procs", "");
   write(root.path() / "pids" / "kbx-w42" / "cgroup.procs", "42\n77\n78\n");
-  EXPECT_EQ(candidate_processes(42, root.path()), (std::vector<int>{42, 77, 78}));
-  EXPECT_TRUE(candidate_processes(43, root.path()).empty());  // gone, or never made
-  EXPECT_TRUE(candidate_processes(0, root.path()).empty());
+  EXPECT_EQ(cgroup_processes(42, root.path()), (std::vector<int>{42, 77, 78}));
+  EXPECT_TRUE(cgroup_processes(43, root.path()).empty());  // gone, or never made
+  EXPECT_TRUE(cgroup_processes(0, root.path()).empty());
 }
 
 TEST(GpuMappingProcesses, AreThoseWithAGpuDeviceMapped) {
@@ -111,6 +111,10 @@ TEST(CandidateProcesses, AreThoseOfTheWorkersOwnUidAndCgroup) {
   EXPECT_EQ(process_uid(999, proc.path()), std::nullopt);
   EXPECT_EQ(parent_pid(202, proc.path()), 200);
   EXPECT_EQ(parent_pid(999, proc.path()), std::nullopt);
+  EXPECT_TRUE(under_own_uid(200, 0, proc.path()));
+  EXPECT_FALSE(under_own_uid(400, 1000, proc.path()));  // kbx's uid
+  EXPECT_FALSE(under_own_uid(100, 1000, proc.path()));  // root's
+  EXPECT_FALSE(under_own_uid(999, 0, proc.path()));     // gone
   auto by_uid = processes_by_uid(proc.path());
   EXPECT_EQ(by_uid.at(2000001), (std::vector<int>{200, 201, 202, 203}));
   EXPECT_EQ(by_uid.at(0), (std::vector<int>{1, 100}));
