@@ -3,7 +3,8 @@
 During a candidate's call, a TorchDispatchMode follows data through PyTorch operators: a tensor a
 Triton kernel was given is marked, and an operator's outputs are marked when one of its inputs is.
 A copy or fill takes the mark of its source only, so copying PyTorch's result over a buffer a
-kernel touched clears the mark. After the call, the returned tensors tell whether Triton's work
+kernel touched clears the mark; so does a Triton kernel that only copies a result PyTorch computed
+in this call into another buffer (what it wrote equals, byte for byte, such a tensor it was given). After the call, the returned tensors tell whether Triton's work
 reached them. A candidate that computes its result with PyTorch beside a token Triton launch
 returns unmarked tensors.
 
@@ -89,6 +90,7 @@ class Provenance:
     def __init__(self, launches: Any):
         self._launches = launches
         self._marked: set[int] = set()
+        self._torch_made: set[int] = set()  # storages a PyTorch operator wrote in this call
         self._in_launch = 0
         self._snapshots: list = []
         self._mode = None
@@ -124,11 +126,19 @@ class Provenance:
             snapshot = self._snapshots.pop() if self._snapshots else None
             if snapshot is None:
                 written = list(_tensors(list(args) + list(kwargs.values())))
+                kept = []
             else:
-                written = [t for t, before in snapshot if not _same_bytes(t, before)]
+                changed = [not _same_bytes(t, before) for t, before in snapshot]
+                written = [t for (t, _), c in zip(snapshot, changed) if c]
+                kept = [t for (t, _), c in zip(snapshot, changed) if not c]
             for t in written:
                 ptr = _storage(t)
-                if ptr:
+                if not ptr:
+                    continue
+                if self._copies_torch_result(t, kept):
+                    self._marked.discard(ptr)  # PyTorch's work, moved: not Triton's
+                    self._torch_made.add(ptr)
+                else:
                     self._marked.add(ptr)
         finally:
             self._in_launch -= 1
@@ -152,6 +162,19 @@ class Provenance:
                 self._marked.add(ptr)
             else:
                 self._marked.discard(ptr)
+                self._torch_made.add(ptr)
+
+    def _copies_torch_result(self, t: Any, kept: list) -> bool:
+        """Whether a kernel's written tensor `t` now holds exactly the bytes of an unmarked tensor
+        it was given and left unchanged, which a PyTorch operator computed in this call: a copy
+        (or a cast-free `x * 1`) of PyTorch's result, not Triton's work. A copy of the call's own
+        inputs is not this (an activation that is the identity on the inputs a case drew)."""
+        for s in kept:
+            ptr = _storage(s)
+            if (ptr in self._torch_made and ptr not in self._marked and ptr != _storage(t)
+                    and s.dtype == t.dtype and s.numel() == t.numel() and _same_bytes(t, s)):
+                return True
+        return False
 
     def contributed(self, value: Any) -> bool | None:
         """True when a returned tensor carries Triton's work; None when nothing non-empty came back."""

@@ -21,6 +21,19 @@ def _nothing(x_ptr):
     pass
 
 
+@triton.jit
+def _copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
+
+
+def _triton_copy(x):
+    out = torch.empty_like(x)
+    _copy_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
+    return out
+
+
 def _triton_relu(x):
     out = torch.empty_like(x)
     _relu_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
@@ -59,6 +72,27 @@ def test_copying_pytorchs_result_over_a_kernels_buffer_clears_the_mark(launches)
 
     follow, value = _follow(launches, overwrite, torch.randn(100))
     assert follow.contributed(value) is False
+
+
+def test_a_kernel_that_only_copies_pytorchs_result_does_not_carry_the_mark(launches):
+    x = torch.randn(100)
+    follow, value = _follow(launches, lambda t: _triton_copy(torch.softmax(t, 0)), x)
+    assert torch.equal(value, torch.softmax(x, 0))  # the copy ran
+    assert follow.contributed(value) is False
+
+
+def test_a_kernel_that_is_the_identity_on_the_calls_inputs_carries_it(launches):
+    # relu of positive inputs returns them unchanged: the kernel still did the work.
+    x = torch.rand(100) + 0.5
+    follow, value = _follow(launches, _triton_relu, x)
+    assert torch.equal(value, x)
+    assert follow.contributed(value) is True
+    # So does a copy of what a kernel computed, and a kernel that computes from PyTorch's result.
+    follow, value = _follow(launches, lambda t: _triton_copy(_triton_relu(t)), torch.randn(100))
+    assert follow.contributed(value) is True
+    follow, value = _follow(launches, lambda t: _triton_relu(torch.softmax(t, 0) - 0.01),
+                            torch.randn(100))
+    assert follow.contributed(value) is True
 
 
 def test_views_of_a_kernels_output_and_empty_results(launches):
