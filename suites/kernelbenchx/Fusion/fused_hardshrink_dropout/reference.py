@@ -15,10 +15,17 @@ def fused_hardshrink_dropout(input, p=0.5, training=True, inplace=False, lambd=0
 
 
 def canonical_dropout(out, args, kwargs):
-    """Deterministic when training=False or p == 0; otherwise each element must be 0 (dropped)
-    or the hard-shrunk scaled input (kept), the number of dropped elements among those whose
-    kept value is non-zero must be a plausible Binomial(n, p) draw (|z| <= 5.5), and the drops must
-    not repeat across slices or blocks (_independent)."""
+    """Deterministic when training=False or p == 0; otherwise each element must be 0 (dropped
+    or shrunk away) or the hard-shrunk scaled input (kept), the number of dropped elements among
+    those whose kept value is non-zero must be a plausible Binomial(n, p) draw (|z| <= 5.5), and the
+    drops must not repeat across slices or blocks (_independent).
+
+    The form is the result with its zeros filled in by the kept value, so the comparison's
+    relative tolerance applies to every kept element (a scaling by x / (1 - p) in place of
+    x * (1 / (1 - p)), or Triton's approximate division, is off by an ulp or two: 1.1e-5 at 40,
+    which an absolute difference against 0 failed on an H100). Elements whose scaled magnitude
+    lies within BOUNDARY_ULPS of lambd may come out either way (0 or kept): their form is the kept
+    value whatever the kernel wrote."""
     b = inspect.signature(fused_hardshrink_dropout).bind(*args, **kwargs)
     b.apply_defaults()
     a = b.arguments
@@ -27,10 +34,12 @@ def canonical_dropout(out, args, kwargs):
         return (out, torch.tensor(True))
     if p >= 1.0:
         return (out, torch.tensor(True))
-    kept = F.hardshrink(x * (1.0 / (1.0 - p)), lambd)
-    # Elements that are 0 must be dropped (or shrunk away); others must equal the kept value.
-    diff = torch.where(out == 0, torch.zeros_like(out), out - kept)
-    informative = kept != 0
+    scaled = x * (1.0 / (1.0 - p))
+    kept = F.hardshrink(scaled, lambd)
+    eps = torch.finfo(scaled.dtype).eps if scaled.is_floating_point() else 0.0
+    boundary = (scaled.abs() - abs(float(lambd))).abs() <= BOUNDARY_ULPS * eps * abs(float(lambd))
+    filled = torch.where((out == 0) | boundary, kept, out)
+    informative = (kept != 0) & ~boundary
     n = int(informative.sum())
     dropped = int((informative & (out == 0)).sum())
     if n == 0:
@@ -39,7 +48,10 @@ def canonical_dropout(out, args, kwargs):
         sd = math.sqrt(n * p * (1.0 - p))
         ok = abs(dropped - n * p) <= 5.5 * sd + 0.5
     ok = ok and _independent(informative & (out == 0), informative, p)
-    return (diff, torch.tensor(ok))
+    return (filled, torch.tensor(ok))
+
+
+BOUNDARY_ULPS = 16  # the band around lambd where rounding may decide between 0 and kept
 
 
 _TAIL = 1e-9  # each independence test rejects below this bound on its tail probability
