@@ -12,12 +12,10 @@ read in place) and writes the result's rows. tanh is the overflow-free (1 - e) /
 e = exp(-2|z|), an odd series below 1/16. With max_norm, F.embedding's in-place renorm runs
 first as two small launches: one marks the referenced rows (repeated indices mark the same flag,
 so each row is rescaled exactly once), one rescales every marked row whose norm_type-norm (p = 1,
-2, inf or general) exceeds max_norm by max_norm / (norm + 1e-7), as torch.embedding_renorm_.
-The norm follows the device's torch: on the CPU the true p-norm (at::norm); on CUDA torch's
-renorm_kernel sums pow(x, p) with no abs for p not in (1, 2), so an inf "norm" is pow(., 0) = 1
-for every row (each looked-up row is scaled by max_norm / (1 + 1e-7) when max_norm < 1), and a
-general p keeps the sign of (-|x|)^p. The kernel reproduces that on CUDA (CUDA_SEM), since the
-contract is whatever eager computes on the device.
+2, inf or general) exceeds max_norm by max_norm / (norm + 1e-7), as torch.embedding_renorm_
+does on the CPU. The norm is the true p-norm on every device, as the task's reference computes it
+(torch's CUDA renorm kernel sums pow(x, p) without the absolute value, so its inf "norm" reads 1
+for every row: the reference does not follow it, nor does this kernel).
 """
 # expect: ok
 import torch
@@ -104,12 +102,8 @@ def _mark_kernel(i_ptr, flag_ptr, T, S1, S2, S3, is0, is1, is2, is3, NDIM: tl.co
 
 @triton.jit
 def _renorm_kernel(w_ptr, flag_ptr, V, D, wsv, wsd, max_norm, p, P_KIND: tl.constexpr,
-                   CUDA_SEM: tl.constexpr, P_PARITY: tl.constexpr, BLOCK_D: tl.constexpr):
+                   BLOCK_D: tl.constexpr):
     # One program per weight row; P_KIND: 1 (L1), 2 (L2), 3 (inf), 0 (general p).
-    # CUDA_SEM: reproduce torch's CUDA renorm_kernel, which for p not in (1, 2) sums
-    # pow(x, p) WITHOUT abs and takes pow(sum, 1 / p): for p = inf that is pow(., 0) = 1 for
-    # every row; for a general p negative entries give (-|x|)^p (sign for odd integer p, NaN
-    # for a non-integer p; P_PARITY: 0 non-integer, 1 even, 2 odd).
     v = tl.program_id(0)
     if tl.load(flag_ptr + v) != 0:
         d0 = tl.arange(0, BLOCK_D)
@@ -124,21 +118,9 @@ def _renorm_kernel(w_ptr, flag_ptr, V, D, wsv, wsd, max_norm, p, P_KIND: tl.cons
             elif P_KIND == 3:
                 acc = tl.maximum(acc, x)
             else:
-                px = tl.where(x > 0, tl.exp(p * tl.log(x)), 0.0)
-                if CUDA_SEM:
-                    xs = tl.load(w_ptr + v * wsv + (c + d0) * wsd, mask=c + d0 < D,
-                                 other=0.0).to(tl.float32)
-                    if P_PARITY == 0:
-                        px = tl.where(xs < 0, float("nan"), px)
-                    elif P_PARITY == 2:
-                        px = tl.where(xs < 0, -px, px)
-                    px = tl.where(c + d0 < D, px, 0.0)
-                acc += px
+                acc += tl.where(x > 0, tl.exp(p * tl.log(x)), 0.0)
         if P_KIND == 3:
-            if CUDA_SEM:
-                norm = tl.full([], 1.0, tl.float32)
-            else:
-                norm = tl.max(acc, axis=0)
+            norm = tl.max(acc, axis=0)
         elif P_KIND == 1:
             norm = tl.sum(acc, axis=0)
         elif P_KIND == 2:
@@ -185,11 +167,8 @@ def fused_embedding_add_tanh(input_indices, weight, other, *, padding_idx=None, 
                                               NDIM=ndim, BLOCK=1024, num_warps=4)
         p = float(norm_type)
         kind = {1.0: 1, 2.0: 2, float("inf"): 3}.get(p, 0)
-        cuda = weight.device.type == "cuda"
-        parity = 0 if not float(p).is_integer() else (2 if int(p) % 2 else 1)
         _renorm_kernel[(V,)](weight, flags, V, D, weight.stride(0), weight.stride(1),
-                             float(max_norm), p, P_KIND=kind, CUDA_SEM=cuda, P_PARITY=parity,
-                             BLOCK_D=min(triton.next_power_of_2(D), 1024), num_warps=4)
+                             float(max_norm), p, P_KIND=kind, BLOCK_D=min(triton.next_power_of_2(D), 1024), num_warps=4)
     if D == 0:
         return y
     BLOCK_D = min(triton.next_power_of_2(D), 1024)
