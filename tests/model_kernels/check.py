@@ -3,7 +3,7 @@
 
 usage: check.py --kbx KBX [--python PY] [--device cpu|cuda] [--work DIR] [--rules kbx|kernelbenchx]
                 [--dir FOLDER] [--only GLOB ...] [--suite DIR] [--jobs N] [--seed N]
-                [--cache-dir DIR] [--all-cases] [GLOB ...]
+                [--cache-dir DIR] [--all-cases] [--no-perf] [GLOB ...]
 
 kbx runs with --fail-fast (a kernel's cases stop at the first that fails: the same ok or not ok,
 and a wrong kernel's remaining cases, a quarter of the CPU run's time, are not run); --all-cases
@@ -58,6 +58,8 @@ def main() -> int:
     ap.add_argument("--seed", help="passed to kbx as --seed (base seed of the test inputs)")
     ap.add_argument("--cache-dir")
     ap.add_argument("--all-cases", action="store_true", help="run every case (no --fail-fast)")
+    ap.add_argument("--no-perf", action="store_true",
+                    help="passed to kbx (on a GPU: the verdicts without the timing)")
     ap.add_argument("globs", nargs="*", help="kernel files to run, relative to --dir (default: */*.py)")
     args = ap.parse_args()
     root = pathlib.Path(args.dir).resolve()
@@ -90,6 +92,8 @@ def main() -> int:
         cmd += ["--jobs", args.jobs]
     if args.seed:
         cmd += ["--seed", args.seed]
+    if args.no_perf:
+        cmd += ["--no-perf"]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:])

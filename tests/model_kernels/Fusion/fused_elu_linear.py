@@ -1,7 +1,7 @@
 """Fusion/fused_elu_linear.py: tiled x @ W^T with tl.dot (float32 accumulator), bias and ELU
 (alpha * (exp(z) - 1) for z <= 0) in the epilogue, stored in the input dtype.
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 import torch
 import triton
 import triton.language as tl
@@ -19,7 +19,7 @@ def _linear_elu_kernel(x_ptr, w_ptr, b_ptr, y_ptr, M, N, K, alpha, HAS_BIAS: tl.
         rk = k0 + tl.arange(0, BLOCK_K)
         x = tl.load(x_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
         w = tl.load(w_ptr + rn[None, :] * K + rk[:, None], mask=(rn[None, :] < N) & (rk[:, None] < K), other=0.0)
-        acc += tl.dot(x, w)
+        acc += tl.dot(x, w, input_precision="ieee")
     if HAS_BIAS:
         acc += tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]
     y = tl.where(acc > 0, acc, alpha * (tl.exp(acc) - 1.0))

@@ -3,6 +3,8 @@ over blocks of 64: tl.sum per block, then added to a float32 scalar) -- a legiti
 less accurate summation order. The task's rtol 5e-5 is meant to admit it.
 """
 # expect: ok
+# expect-cuda: compile_error  (the running sum starts as a float32 scalar and takes float64 blocks in kbx's dtype=float64 case: Triton on a GPU rejects a loop-carried value that changes type; the interpreter does not check)
+# expect-kernelbenchx: ok  (that case is kbx's own)
 import torch
 import triton
 import triton.language as tl

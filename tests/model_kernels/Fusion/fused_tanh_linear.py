@@ -2,7 +2,7 @@
 fp16 operands loaded as fp16), bias and tanh (2 / (1 + exp(-2z)) - 1) in the epilogue, stored in
 the input dtype.
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 import torch
 import triton
 import triton.language as tl
@@ -20,7 +20,7 @@ def _linear_tanh_kernel(x_ptr, w_ptr, b_ptr, y_ptr, M, N, K, HAS_BIAS: tl.conste
         rk = k0 + tl.arange(0, BLOCK_K)
         x = tl.load(x_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
         w = tl.load(w_ptr + rn[None, :] * K + rk[:, None], mask=(rn[None, :] < N) & (rk[:, None] < K), other=0.0)
-        acc += tl.dot(x, w)
+        acc += tl.dot(x, w, input_precision="ieee")
     if HAS_BIAS:
         acc += tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]
     z = tl.minimum(tl.maximum(acc, -20.0), 20.0)

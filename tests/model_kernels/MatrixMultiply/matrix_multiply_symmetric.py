@@ -2,7 +2,7 @@
 (BLOCK_K = 32, float32 accumulator) with an alpha * acc + beta * D epilogue: C1 = alpha * A @ B +
 beta * C is stored in float32, then alpha * C1 @ C1^T + beta * C1 (C1^T read through strides).
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 # expect-kernelbenchx: incorrect  (the public tolerance, rtol = atol = 1e-5 without kbx's error bound, fails this correct float32 kernel on cancelled elements, as the public harness would)
 import torch
 import triton
@@ -21,7 +21,7 @@ def _gemm_kernel(a_ptr, b_ptr, d_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, al
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * s_am + rk[None, :] * s_ak, mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
         b = tl.load(b_ptr + rk[:, None] * s_bk + rn[None, :] * s_bn, mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a.to(tl.float32), b.to(tl.float32))
+        acc += tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     d = tl.load(d_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0.0).to(tl.float32)
     out = alpha * acc + beta * d

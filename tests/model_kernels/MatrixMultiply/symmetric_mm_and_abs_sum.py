@@ -2,7 +2,7 @@
 accumulator); the epilogue forms alpha * acc + beta * C, takes |.| and writes one partial sum per
 tile; a second kernel adds the partials.
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 import torch
 import triton
 import triton.language as tl
@@ -19,7 +19,7 @@ def _syrk_abs_kernel(a_ptr, c_ptr, part_ptr, N, K, alpha, beta, BLOCK: tl.conste
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < N) & (rk[None, :] < K), other=0.0)
         bt = tl.load(a_ptr + rn[None, :] * K + rk[:, None], mask=(rn[None, :] < N) & (rk[:, None] < K), other=0.0)
-        acc += tl.dot(a, bt)
+        acc += tl.dot(a, bt, input_precision="ieee")
     mask = (rm[:, None] < N) & (rn[None, :] < N)
     c = tl.load(c_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0.0)
     v = tl.where(mask, tl.abs(alpha * acc + beta * c), 0.0)

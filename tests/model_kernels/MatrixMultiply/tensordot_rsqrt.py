@@ -2,7 +2,7 @@
 permuting and reshaping a and b in the wrapper; a tiled tl.dot kernel (BLOCK_K = 32, float32
 accumulator) applies rsqrt in its epilogue.
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 import torch
 import triton
 import triton.language as tl
@@ -20,7 +20,7 @@ def _mm_rsqrt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_
         rk = k0 + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
         b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="ieee")
     out = 1.0 / tl.sqrt(acc)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], out, mask=(rm[:, None] < M) & (rn[None, :] < N))
 

@@ -2,7 +2,7 @@
 triangle (col <= row) and stops the K loop at the tile's last row; epilogue scales by
 alpha then beta.
 """
-# expect: ok
+# expect: ok  (tl.dot with input_precision="ieee": plain tl.dot is TF32 on a GPU, addmm__tf32_default)
 import torch
 import triton
 import triton.language as tl
@@ -22,7 +22,7 @@ def _tril_mm_kernel(a_ptr, b_ptr, c_ptr, N, P, alpha, beta, BLOCK_M: tl.constexp
         amask = (rm[:, None] < N) & (rk[None, :] < N) & (rk[None, :] <= rm[:, None])
         a = tl.load(a_ptr + rm[:, None] * N + rk[None, :], mask=amask, other=0.0)
         b = tl.load(b_ptr + rk[:, None] * P + rn[None, :], mask=(rk[:, None] < N) & (rn[None, :] < P), other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="ieee")
     out = beta * (alpha * acc)
     tl.store(c_ptr + rm[:, None] * P + rn[None, :], out, mask=(rm[:, None] < N) & (rn[None, :] < P))
 
