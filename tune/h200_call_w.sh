@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/k build-device
 [ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
-python3 tune/process_offset.py 6 1000 2>&1 | tee /tmp/k/process-offset.txt
+[ -n "${SKIP_OFFSET:-}" ] || python3 tune/process_offset.py 6 1000 2>&1 | tee /tmp/k/process-offset.txt
 RUNS="${RUNS:-2}" tune/h200_call_p.sh
 R=/tmp/kbx-timing-cache
 python3 tune/offset_split.py "$R"/run[0-9] 2>&1 | tee /tmp/k/offset-split.txt
