@@ -16,7 +16,8 @@ solutions/; GLOBs (or --only GLOB ...) relative to it pick a subset (e.g. 'Fusio
 Every kernel file names the verdict a careful judge gives it (`# expect: ok` or
 `# expect: incorrect`); `# expect-cpu:` overrides it on the CPU, where Triton's interpreter cannot
 show some bugs (TF32 in tl.dot), and `# expect-kernelbenchx:` under `--rules kernelbenchx`, for a
-wrong kernel that only kbx's own cases catch (annotated where known). kbx's verdict must be `ok`
+wrong kernel that only kbx's own cases catch (annotated where known); `# expect-kernelbenchx-cuda:`
+(or -cpu) overrides both for that rule set on that device. kbx's verdict must be `ok`
 exactly where `ok` is expected: a correct kernel failed is a contract that fails correct kernels by chance or by rounding, a wrong
 one passed is a contract too loose. known_gaps/ holds wrong kernels kbx still passes (its README
 says which check each lacks); the default run leaves it out (run it with --dir).
@@ -36,7 +37,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def expected(code: str, device: str, rules: str) -> str:
-    found = ((rules != "kbx" and re.search(rf"^#\s*expect-{rules}:\s*(\w+)", code, re.M))
+    found = ((rules != "kbx" and re.search(rf"^#\s*expect-{rules}-{device}:\s*(\w+)", code, re.M))
+             or (rules != "kbx" and re.search(rf"^#\s*expect-{rules}:\s*(\w+)", code, re.M))
              or re.search(rf"^#\s*expect-{device}:\s*(\w+)", code, re.M)
              or re.search(r"^#\s*expect:\s*(\w+)", code, re.M))
     if not found:

@@ -17,6 +17,7 @@ read only when in bounds (zeros padding), or nearest with round-half-to-even. Al
 """
 # expect: incorrect
 # expect-kernelbenchx: ok  (only kbx's own cases catch it)
+# expect-kernelbenchx-cuda: compile_error  (a 4-D call's D = 1 is specialised to an int on a GPU: D.to does not compile, on the public calls too)
 import torch
 import triton
 import triton.language as tl
