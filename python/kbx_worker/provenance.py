@@ -4,9 +4,10 @@ During a candidate's call, a TorchDispatchMode follows data through PyTorch oper
 Triton kernel was given is marked, and an operator's outputs are marked when one of its inputs is.
 A copy or fill takes the mark of its source only, so copying PyTorch's result over a buffer a
 kernel touched clears the mark; so does a Triton kernel that only copies a result PyTorch computed
-in this call into another buffer (what it wrote equals, byte for byte, such a tensor it was given). After the call, the returned tensors tell whether Triton's work
-reached them. A candidate that computes its result with PyTorch beside a token Triton launch
-returns unmarked tensors.
+in this call into another buffer (what it wrote equals such a tensor it was given, give or take a
+cast or a nudge that no task's tolerance would notice: _near_copy). After the call, the returned
+tensors tell whether Triton's work reached them. A candidate that computes its result with
+PyTorch beside a token Triton launch returns unmarked tensors.
 
 This runs in the candidate's process, so a determined candidate can defeat it; it stops the plain
 "PyTorch does the work, one Triton launch for show" submission. On a GPU the kernel inventory's
@@ -53,6 +54,46 @@ def _same_bytes(t: Any, before: Any) -> bool:
             return bool(_EQUAL(t, before))
         except Exception:  # noqa: BLE001
             return False
+
+
+# A kernel's output this close to a PyTorch result it was given is that result moved, not computed:
+# within COPY_REL of each element (at least COPY_ULPS of the coarser dtype's epsilon), or of the
+# tensor's magnitude (its largest, capped at COPY_SCALE_CAP) for the elements near zero. The
+# tasks' tolerances are tighter (float32 rtol and atol 1e-5 to 2e-4, float16 and bfloat16 5e-3 to
+# 7.8e-3), so a copy nudged to escape this fails the comparison instead; an error-bound task (a
+# long sum or product) allows more, and there the kernel inventory's share rule fails a copy.
+COPY_ULPS = 8.0
+COPY_REL = 1e-3
+COPY_SCALE_CAP = 10.0
+
+
+def _near_copy(t: Any, s: Any) -> bool:
+    import torch
+
+    if t.dtype == s.dtype and _same_bytes(t, s):
+        return True
+    if not (t.is_floating_point() and s.is_floating_point()):
+        return False
+    try:
+        a = t.detach().reshape(-1).double()
+        b = s.detach().reshape(-1).double()
+        if not bool(_EQUAL(torch.isnan(a), torch.isnan(b))):
+            return False
+        a, b = torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0)
+        if not bool(_EQUAL(torch.isinf(a), torch.isinf(b))) or not bool(
+                _EQUAL(a[torch.isinf(a)], b[torch.isinf(b)])):
+            return False
+        finite = torch.isfinite(b)
+        a, b = a[finite], b[finite]
+        if b.numel() == 0:
+            return True
+        eps = max(torch.finfo(t.dtype).eps, torch.finfo(s.dtype).eps)
+        rel = max(COPY_ULPS * eps, COPY_REL)
+        scale = float(b.abs().max())
+        near_zero = rel * min(scale, COPY_SCALE_CAP) + COPY_ULPS * eps * scale
+        return bool(((a - b).abs() <= rel * b.abs() + near_zero).all())
+    except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
+        return False
 
 
 def _capturing() -> bool:
@@ -165,14 +206,15 @@ class Provenance:
                 self._torch_made.add(ptr)
 
     def _copies_torch_result(self, t: Any, kept: list) -> bool:
-        """Whether a kernel's written tensor `t` now holds exactly the bytes of an unmarked tensor
-        it was given and left unchanged, which a PyTorch operator computed in this call: a copy
-        (or a cast-free `x * 1`) of PyTorch's result, not Triton's work. A copy of the call's own
-        inputs is not this (an activation that is the identity on the inputs a case drew)."""
+        """Whether a kernel's written tensor `t` now holds an unmarked tensor it was given and left
+        unchanged, which a PyTorch operator computed in this call, element for element within a
+        window wider than any task's tolerance (_near_copy): a copy of PyTorch's result, a cast of
+        it, or one nudged (`x * (1 + 1e-7)`, `x + 1e-30`), not Triton's work. A copy of the call's
+        own inputs is not this (an activation that is the identity on the inputs a case drew)."""
         for s in kept:
             ptr = _storage(s)
             if (ptr in self._torch_made and ptr not in self._marked and ptr != _storage(t)
-                    and s.dtype == t.dtype and s.numel() == t.numel() and _same_bytes(t, s)):
+                    and s.numel() == t.numel() and _near_copy(t, s)):
                 return True
         return False
 

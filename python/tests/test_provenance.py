@@ -28,6 +28,20 @@ def _copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
 
 
+@triton.jit
+def _axpb_kernel(src_ptr, dst_ptr, n, a, b, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(src_ptr + offs, mask=mask).to(tl.float32) * a + b
+    tl.store(dst_ptr + offs, v.to(dst_ptr.dtype.element_ty), mask=mask)
+
+
+def _triton_axpb(x, a, b, dtype=None):
+    out = torch.empty(x.shape, dtype=dtype or x.dtype)
+    _axpb_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), a, b, BLOCK=64)
+    return out
+
+
 def _triton_copy(x):
     out = torch.empty_like(x)
     _copy_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
@@ -79,6 +93,20 @@ def test_a_kernel_that_only_copies_pytorchs_result_does_not_carry_the_mark(launc
     follow, value = _follow(launches, lambda t: _triton_copy(torch.softmax(t, 0)), x)
     assert torch.equal(value, torch.softmax(x, 0))  # the copy ran
     assert follow.contributed(value) is False
+
+
+def test_a_nudged_or_cast_copy_of_pytorchs_result_does_not_carry_it_either(launches):
+    x = torch.randn(100)
+    for a, b, dtype in ((1.0 + 1e-7, 0.0, None), (1.0, 1e-30, None), (1.0, 0.0, torch.float16),
+                        (1.0, 5e-6, None), (1.0 + 1e-4, 0.0, None)):
+        follow, value = _follow(launches, lambda t: _triton_axpb(torch.softmax(t, 0), a, b, dtype),
+                                x)
+        assert torch.allclose(value.float(), torch.softmax(x, 0), rtol=1e-3, atol=1e-5)
+        assert follow.contributed(value) is False, (a, b, dtype)
+    # An epilogue that changes the values (a bias, a scale) is Triton's work.
+    for a, b in ((1.0, 0.5), (2.0, 0.0), (1.01, 0.0)):
+        follow, value = _follow(launches, lambda t: _triton_axpb(torch.softmax(t, 0), a, b), x)
+        assert follow.contributed(value) is True, (a, b)
 
 
 def test_a_kernel_that_is_the_identity_on_the_calls_inputs_carries_it(launches):

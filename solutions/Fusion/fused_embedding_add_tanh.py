@@ -168,7 +168,8 @@ def fused_embedding_add_tanh(input_indices, weight, other, *, padding_idx=None, 
         p = float(norm_type)
         kind = {1.0: 1, 2.0: 2, float("inf"): 3}.get(p, 0)
         _renorm_kernel[(V,)](weight, flags, V, D, weight.stride(0), weight.stride(1),
-                             float(max_norm), p, P_KIND=kind, BLOCK_D=min(triton.next_power_of_2(D), 1024), num_warps=4)
+                             float(max_norm), p, P_KIND=kind,
+                             BLOCK_D=min(triton.next_power_of_2(D), 1024), num_warps=4)
     if D == 0:
         return y
     BLOCK_D = min(triton.next_power_of_2(D), 1024)
