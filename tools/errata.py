@@ -45,8 +45,8 @@ records the rule set of every verdict (`evaluations.rules`).
 
 ## Rules for every task (kbx's rule set)
 
-These apply to all 176 tasks under `--rules kbx`, and all but the last two to none under `--rules
-kernelbenchx`; they can turn a verdict the public harness gives `ok` into a failure
+These apply to all 176 tasks under `--rules kbx`, and all but the last three to none under
+`--rules kernelbenchx`; they can turn a verdict the public harness gives `ok` into a failure
 (docs/security.md says why each exists):
 
 - **Cases beyond the public calls.** Besides a case for every call the public tests make, kbx
@@ -69,6 +69,13 @@ kernelbenchx`; they can turn a verdict the public harness gives `ok` into a fail
   the reference within 100x the task's float tolerance (1e-3 to 5e-2): `perf_recheck_mismatch`.
 - **Plain tensors** (both rule sets). A tensor subclass as output is `incorrect`
   (`unsupported_output`).
+- **Float32 without TF32** (both rule sets, GPU). kbx's workers turn TF32 off for cuBLAS and
+  cuDNN, so float32 references are float32-exact and a candidate's PyTorch calls run the same
+  arithmetic. The public harness runs with PyTorch's defaults, under which cuDNN's float32
+  convolutions may use TF32 (about 1e-3 relative error, beyond the 1e-5 tolerance): on a GPU its
+  verdicts on the 12 float32 convolution tasks can differ from kbx's, a float32-exact Triton
+  convolution failing there and passing here. How often has not been measured. A Triton `tl.dot`
+  left at its TF32 default fails float32 tasks under both harnesses.
 - **Sandbox outcomes** (both rule sets). `protocol_violation`, `tampered` (torch's global flags
   changed, or a process the candidate started held a CUDA context of its own while it was timed)
   and `limit_exceeded` are kbx's; the public harness has no such checks.
