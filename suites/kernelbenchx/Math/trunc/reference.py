@@ -12,8 +12,8 @@ def rounding_specials(gen, device, n=64, noncontig=False):
     +0.5 trick, then random magnitudes from 1 to 2^40 (past int32's range) with random signs, shuffled.
 
     +-inf, NaN, +-0.0, +-2^31, +-3e9, +-1e20, +-3.4e38 (near float32's max), +-4194304.5 (a half at 2^22),
-    +-16777216 (2^24), +-0.49999997 (the float just below 0.5), +-0.99999994, +-1e-40 (subnormal: floor
-    of -1e-40 is -1).
+    +-16777216 (2^24), +-0.49999997 (the float just below 0.5), +-0.99999994, +-1e-40 (subnormal:
+    its truncation is +-0 whether or not a kernel flushes it to zero, as Triton does on a GPU).
     """
     specials = [float("inf"), float("nan"), 0.0, 2.0 ** 31, 3e9, 1e20, 3.4e38, 4194304.5, 16777216.0,
                 0.49999997, 0.99999994, 1e-40]
