@@ -60,3 +60,16 @@ def test_hardshrink_dropout_values_at_lambd_may_go_either_way():
     got, _ = ref.canonical_dropout(out, (x,), {"p": p, "lambd": lambd})
     want, _ = ref.canonical_dropout(torch.zeros(64), (x,), {"p": p, "lambd": lambd})
     assert _within(got, want)
+
+
+def test_hardshrink_dropout_rejects_a_result_of_another_shape():
+    # A zero of shape [1] broadcast into the filled form would read as the kept values (kbx's
+    # structure check rejects it before any canonical form; the form must not rely on that).
+    ref = _reference("Fusion/fused_hardshrink_dropout")
+    x = torch.randn(100)
+    for out in (torch.zeros(1), torch.zeros(100, dtype=torch.float64), [0.0] * 100):
+        try:
+            ref.canonical_dropout(out, (x,), {"p": 0.9, "lambd": 1.0})
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {type(out).__name__}")

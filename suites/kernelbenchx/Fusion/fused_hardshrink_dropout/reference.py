@@ -36,6 +36,10 @@ def canonical_dropout(out, args, kwargs):
         return (out, torch.tensor(True))
     scaled = x * (1.0 / (1.0 - p))
     kept = F.hardshrink(scaled, lambd)
+    if not isinstance(out, torch.Tensor) or out.shape != kept.shape or out.dtype != kept.dtype:
+        # Filled in by broadcasting, a result of another shape would read as the kept values
+        # (kbx's structure check stops it first; as the other dropout judges, this one checks too).
+        raise ValueError("the result must be a tensor shaped and typed like the input")
     eps = torch.finfo(scaled.dtype).eps if scaled.is_floating_point() else 0.0
     boundary = (scaled.abs() - abs(float(lambd))).abs() <= BOUNDARY_ULPS * eps * abs(float(lambd))
     filled = torch.where((out == 0) | boundary, kept, out)
