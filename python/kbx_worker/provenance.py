@@ -32,15 +32,15 @@ _OVERWRITE = {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bern
 _SNAPSHOT_LIMIT_BYTES = 256 << 20
 
 
-def _torch_equal():
-    """torch.equal as it was when this module was imported (in the zygote, before any candidate
-    could replace it)."""
+def _torch_functions():
+    """torch.equal and torch.isclose as they were when this module was imported (in the zygote,
+    before any candidate could replace them)."""
     import torch
 
-    return torch.equal
+    return torch.equal, torch.isclose
 
 
-_EQUAL = _torch_equal()
+_EQUAL, _ISCLOSE = _torch_functions()
 
 
 def _same_bytes(t: Any, before: Any) -> bool:
@@ -77,21 +77,13 @@ def _near_copy(t: Any, s: Any) -> bool:
     try:
         a = t.detach().reshape(-1).double()
         b = s.detach().reshape(-1).double()
-        if not bool(_EQUAL(torch.isnan(a), torch.isnan(b))):
-            return False
-        a, b = torch.nan_to_num(a, nan=0.0), torch.nan_to_num(b, nan=0.0)
-        if not bool(_EQUAL(torch.isinf(a), torch.isinf(b))) or not bool(
-                _EQUAL(a[torch.isinf(a)], b[torch.isinf(b)])):
-            return False
-        finite = torch.isfinite(b)
-        a, b = a[finite], b[finite]
-        if b.numel() == 0:
-            return True
+        finite = b[torch.isfinite(b)]
+        scale = float(finite.abs().max()) if finite.numel() else 0.0
         eps = max(torch.finfo(t.dtype).eps, torch.finfo(s.dtype).eps)
         rel = max(COPY_ULPS * eps, COPY_REL)
-        scale = float(b.abs().max())
         near_zero = rel * min(scale, COPY_SCALE_CAP) + COPY_ULPS * eps * scale
-        return bool(((a - b).abs() <= rel * b.abs() + near_zero).all())
+        # NaN where the source has NaN, the same infinities, the rest within the window.
+        return bool(_ISCLOSE(a, b, rtol=rel, atol=near_zero, equal_nan=True).all())
     except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
         return False
 

@@ -6,7 +6,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kbx_worker.provenance import Provenance
+from kbx_worker.provenance import Provenance, _near_copy
 
 
 @triton.jit
@@ -19,13 +19,6 @@ def _relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def _nothing(x_ptr):
     pass
-
-
-@triton.jit
-def _copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
 
 
 @triton.jit
@@ -43,9 +36,7 @@ def _triton_axpb(x, a, b, dtype=None):
 
 
 def _triton_copy(x):
-    out = torch.empty_like(x)
-    _copy_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), BLOCK=64)
-    return out
+    return _triton_axpb(x, 1.0, 0.0)
 
 
 def _triton_relu(x):
@@ -107,6 +98,18 @@ def test_a_nudged_or_cast_copy_of_pytorchs_result_does_not_carry_it_either(launc
     for a, b in ((1.0, 0.5), (2.0, 0.0), (1.01, 0.0)):
         follow, value = _follow(launches, lambda t: _triton_axpb(torch.softmax(t, 0), a, b), x)
         assert follow.contributed(value) is True, (a, b)
+
+
+def test_a_near_copy_keeps_nans_and_infinities_where_the_source_has_them():
+    src = torch.tensor([1.0, float("nan"), float("inf"), -float("inf"), 0.0, -2.5])
+    assert _near_copy(src.clone(), src)
+    assert _near_copy(src * (1 + 1e-6), src)
+    assert _near_copy(src.half(), src)
+    for i, v in ((0, float("nan")), (1, 1.0), (2, -float("inf")), (3, 5.0), (5, -2.6)):
+        other = src.clone()
+        other[i] = v
+        assert not _near_copy(other, src), (i, v)
+    assert _near_copy(torch.full((3,), float("nan")), torch.full((3,), float("nan")))
 
 
 def test_a_kernel_that_is_the_identity_on_the_calls_inputs_carries_it(launches):
