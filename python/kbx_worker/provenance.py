@@ -158,17 +158,20 @@ class Provenance:
         try:
             snapshot = self._snapshots.pop() if self._snapshots else None
             if snapshot is None:
-                written = list(_tensors(list(args) + list(kwargs.values())))
+                written = [(t, None) for t in _tensors(list(args) + list(kwargs.values()))]
                 kept = []
             else:
                 changed = [not _same_bytes(t, before) for t, before in snapshot]
-                written = [t for (t, _), c in zip(snapshot, changed) if c]
+                written = [pair for pair, c in zip(snapshot, changed) if c]
                 kept = [t for (t, _), c in zip(snapshot, changed) if not c]
-            for t in written:
+            for t, before in written:
                 ptr = _storage(t)
                 if not ptr:
                     continue
-                if self._copies_torch_result(t, kept):
+                # A PyTorch result nudged in place is still PyTorch's: its own earlier bytes are
+                # one of the sources a copy is looked for among.
+                own = [before] if before is not None and self._torch_result(ptr) else []
+                if self._copies_torch_result(t, kept, own):
                     self._marked.discard(ptr)  # PyTorch's work, moved: not Triton's
                     self._torch_made.add(ptr)
                 else:
@@ -197,18 +200,23 @@ class Provenance:
                 self._marked.discard(ptr)
                 self._torch_made.add(ptr)
 
-    def _copies_torch_result(self, t: Any, kept: list) -> bool:
+    def _copies_torch_result(self, t: Any, kept: list, own: list) -> bool:
         """Whether a kernel's written tensor `t` now holds an unmarked tensor it was given and left
         unchanged, which a PyTorch operator computed in this call, element for element within a
         window wider than any task's tolerance (_near_copy): a copy of PyTorch's result, a cast of
         it, or one nudged (`x * (1 + 1e-7)`, `x + 1e-30`), not Triton's work. A copy of the call's
-        own inputs is not this (an activation that is the identity on the inputs a case drew)."""
+        own inputs is not this (an activation that is the identity on the inputs a case drew).
+        `own`: t's bytes before the launch, where they were such a result (a nudge in place)."""
         for s in kept:
             ptr = _storage(s)
-            if (ptr in self._torch_made and ptr not in self._marked and ptr != _storage(t)
-                    and s.numel() == t.numel() and _near_copy(t, s)):
+            if (self._torch_result(ptr) and ptr != _storage(t) and s.numel() == t.numel()
+                    and _near_copy(t, s)):
                 return True
-        return False
+        return any(s.numel() == t.numel() and _near_copy(t, s) for s in own)
+
+    def _torch_result(self, ptr: int | None) -> bool:
+        """Whether the storage holds what a PyTorch operator computed in this call, unmarked."""
+        return ptr in self._torch_made and ptr not in self._marked
 
     def contributed(self, value: Any) -> bool | None:
         """True when a returned tensor carries Triton's work; None when nothing non-empty came back."""

@@ -100,6 +100,25 @@ def test_a_nudged_or_cast_copy_of_pytorchs_result_does_not_carry_it_either(launc
         assert follow.contributed(value) is True, (a, b)
 
 
+def test_a_kernel_that_nudges_pytorchs_result_in_place_does_not_carry_it(launches):
+    def nudge(t, a, b):
+        out = torch.softmax(t, 0)
+        _axpb_kernel[(triton.cdiv(out.numel(), 64),)](out, out, out.numel(), a, b, BLOCK=64)
+        return out
+
+    x = torch.randn(100)
+    follow, value = _follow(launches, lambda t: nudge(t, 1.0 + 1e-6, 0.0), x)
+    assert not torch.equal(value, torch.softmax(x, 0))  # bytes changed: the kernel ran
+    assert follow.contributed(value) is False
+    follow, value = _follow(launches, lambda t: nudge(t, 2.0, 0.0), x)  # real work, in place
+    assert follow.contributed(value) is True
+    # An input the call was given, rewritten in place by a kernel, is the kernel's work.
+    follow, value = _follow(launches, lambda t: (_axpb_kernel[(2,)](t, t, t.numel(), 1.0 + 1e-6,
+                                                                     0.0, BLOCK=64), t)[1],
+                            torch.randn(100))
+    assert follow.contributed(value) is True
+
+
 def test_a_near_copy_keeps_nans_and_infinities_where_the_source_has_them():
     src = torch.tensor([1.0, float("nan"), float("inf"), -float("inf"), 0.0, -2.5])
     assert _near_copy(src.clone(), src)
