@@ -1,7 +1,11 @@
 // WorkerPool: background starters keep each GPU's lane topped up with ready workers.
 #include "kbx/sandbox/worker_pool.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -65,10 +69,41 @@ WorkerPool::~WorkerPool() {
   quiet_watch_.join();
 }
 
-int sandbox_uid(int kbx_pid, int n) {
-  constexpr int block = 4096;
-  constexpr int blocks = 1 << 18;  // the largest uid, about 1.08e9, stays within an int
-  return sandbox_uid_base + (std::max(0, kbx_pid) % blocks) * block + std::max(0, n) % block;
+int sandbox_uid(int block, int n) {
+  constexpr int size = 4096;
+  return sandbox_uid_base + (std::max(0, block) % sandbox_uid_blocks) * size +
+         std::max(0, n) % size;
+}
+
+int claim_uid_block(const std::filesystem::path& dir, int preferred) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec && !std::filesystem::is_directory(dir)) {
+    return -1;
+  }
+  constexpr int tries = 1024;
+  for (int i = 0; i < tries; ++i) {
+    int block = (std::max(0, preferred) % sandbox_uid_blocks + i) % sandbox_uid_blocks;
+    auto path = dir / fmt::format("uid-block-{}.lock", block);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      return -1;  // the folder is not ours to write: no claim at all
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      return block;  // fd stays open: the lock lasts as long as this process
+    }
+    ::close(fd);
+  }
+  return -1;
+}
+
+int own_uid_block() {
+  static const int block = [] {
+    int by_pid = static_cast<int>(getpid()) % sandbox_uid_blocks;
+    int claimed = claim_uid_block(std::filesystem::temp_directory_path() / "kbx-uid-blocks", by_pid);
+    return claimed >= 0 ? claimed : by_pid;
+  }();
+  return block;
 }
 
 std::filesystem::path WorkerPool::next_log_path() {
@@ -89,7 +124,7 @@ std::unique_ptr<Worker> WorkerPool::fork_and_wait(const std::string& role, int g
     if (role == "candidate" && !config_.sandbox.is_null()) {
       spec.sandbox = config_.sandbox;
       if (spec.sandbox.value("uid", false) == true) {
-        spec.sandbox["uid"] = sandbox_uid(static_cast<int>(getpid()), next_log_);
+        spec.sandbox["uid"] = sandbox_uid(own_uid_block(), next_log_);
       } else {
         spec.sandbox.erase("uid");
       }

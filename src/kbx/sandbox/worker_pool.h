@@ -49,13 +49,30 @@ struct PoolConfig {
 /// The first uid of candidate workers when kbx runs as root.
 constexpr int sandbox_uid_base = 2000000;
 
-/// The uid of the `n`th candidate worker of the kbx process `kbx_pid` (kbx as root): a block of
-/// 4096 per kbx process, by its pid, so that kbx processes running at once on one machine (one per
-/// GPU, a shard beside another, `kbx serve` beside `kbx eval`) give their workers different uids.
-/// kbx tells a candidate's processes by its uid (sandbox/candidate_processes.h): the freeze, the
-/// GPU-helper check and the zygote's kill of what a worker left behind must not reach another
-/// run's worker. Within a process the block wraps after 4096 workers, far beyond any worker's life.
-int sandbox_uid(int kbx_pid, int n);
+/// The uid blocks (of 4096 uids each) above sandbox_uid_base; the largest uid, about 1.08e9,
+/// stays within an int.
+constexpr int sandbox_uid_blocks = 1 << 18;
+
+/// The uid of the `n`th candidate worker in uid block `block` (taken modulo sandbox_uid_blocks):
+/// each kbx process has a block of its own (own_uid_block), so that kbx processes running at once
+/// on one machine (one per GPU, a shard beside another, `kbx serve` beside `kbx eval`) give their
+/// workers different uids. kbx tells a candidate's processes by its uid
+/// (sandbox/candidate_processes.h): the freeze, the GPU-helper check and the zygote's kill of what
+/// a worker left behind must not reach another run's worker. Within a process the block wraps
+/// after 4096 workers, far beyond any worker's life.
+int sandbox_uid(int block, int n);
+
+/// Claims a uid block for this process: the first of `preferred`, `preferred` + 1, ... (modulo
+/// sandbox_uid_blocks, at most 1024 tried) whose lock file `dir`/uid-block-N.lock it can hold
+/// with flock. The lock lasts until the process ends (its descriptor is never closed, and is
+/// closed on exec), so two live kbx processes never share a block, whatever their pids. Returns
+/// -1 where `dir` cannot be made or no block in the range could be locked.
+int claim_uid_block(const std::filesystem::path& dir, int preferred);
+
+/// This process's uid block, claimed once on first use under the temporary directory's
+/// kbx-uid-blocks/, from the pid modulo sandbox_uid_blocks; the pid's block where none can be
+/// claimed (as before the claim existed).
+int own_uid_block();
 
 /// The worker's account of its start from its "ready" header (`phases_ms`: detach, setup, confine,
 /// cupti, hold_wait, cuda_context, flush_buffer, triton_driver), for the trace's worker-start

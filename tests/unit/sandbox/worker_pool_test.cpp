@@ -3,10 +3,13 @@
 #include "kbx/sandbox/worker_pool.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
-#include <set>
-
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <set>
+#include <string>
 
 namespace kbx::sandbox {
 namespace {
@@ -26,6 +29,36 @@ TEST(SandboxUid, DiffersBetweenKbxProcessesAndWrapsWithinOne) {
     }
   }
   EXPECT_EQ(uids.size(), 7U * 4U);  // the workers of one kbx never meet another's
+}
+
+// Two kbx processes whose pids agree modulo the block count must still get different blocks: a
+// block is claimed with a lock file that a second claimant (another open file description, as
+// another process would have) cannot take while the first lives; the claim moves to the next.
+TEST(ClaimUidBlock, ASecondClaimantOfTheSameBlockTakesTheNextOne) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+                 ("kbx-uid-block-test-" + std::to_string(static_cast<long>(getpid())));
+  fs::remove_all(dir);
+  EXPECT_EQ(claim_uid_block(dir, 5), 5);
+  EXPECT_EQ(claim_uid_block(dir, 5), 6);
+  EXPECT_EQ(claim_uid_block(dir, 5 + sandbox_uid_blocks), 7);  // by the block, not the pid
+  EXPECT_EQ(claim_uid_block(dir, sandbox_uid_blocks - 1), sandbox_uid_blocks - 1);
+  EXPECT_EQ(claim_uid_block(dir, sandbox_uid_blocks - 1), 0);  // wraps
+  EXPECT_NE(sandbox_uid(5, 0), sandbox_uid(6, 0));
+  fs::remove_all(dir);
+}
+
+TEST(ClaimUidBlock, NoClaimWhereTheFolderCannotBeMade) {
+  namespace fs = std::filesystem;
+  fs::path file = fs::temp_directory_path() /
+                  ("kbx-uid-block-file-" + std::to_string(static_cast<long>(getpid())));
+  { std::ofstream(file) << "x"; }
+  EXPECT_EQ(claim_uid_block(file / "below", 3), -1);
+  fs::remove(file);
+  int own = own_uid_block();
+  EXPECT_GE(own, 0);
+  EXPECT_LT(own, sandbox_uid_blocks);
+  EXPECT_EQ(own_uid_block(), own);  // claimed once
 }
 
 TEST(StartPhases, KeepsTheWorkersOwnPhasesInStartOrder) {
