@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kbx_worker import timing
+from kbx_worker import inventory, timing
 from kbx_worker.errors import WorkerError
 
 
@@ -993,6 +993,38 @@ def test_without_cuptis_clock_each_calls_records_are_read_after_it(monkeypatch):
     assert rec.reads == 3 and rec.clears == 4
     assert extra["inventory_kernel_ms"] == pytest.approx([0.03] * 3)
     assert extra["kernels"][0]["launches"] == 3
+
+
+@pytest.mark.parametrize("clock", [True, False])
+def test_the_inventory_reports_each_flush_it_ran_before_a_call(monkeypatch, clock):
+    # kbx checks that an L2 flush of the device's L2 ran before every inventory call (a candidate
+    # that turned kbx's flush off, or shrank its buffer, times with a warm cache): the harness's
+    # own kernels come back, one per call, in the order they ran; the call's kernels stay apart.
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    rec = _FakeRecorder(clock=clock)
+    widths = iter([17_000, 18_000, 16_000])
+    monkeypatch.setattr(timing, "_zero", lambda buffer: rec.kernel("fill", next(widths),
+                                                                   origin=inventory.HARNESS))
+
+    def call():
+        rec.kernel("k", 30_000, origin=1)
+
+    extra = {}
+    timing.inventory_calls(call, object(), rec, extra, 3)
+    assert extra["inventory_flush_ms"] == pytest.approx([0.017, 0.018, 0.016])
+    assert extra["kernels"] == [{"name": "k", "origin": "triton", "launches": 3,
+                                 "gpu_ms": pytest.approx(0.09)}]
+    assert extra["inventory_kernel_ms"] == pytest.approx([0.03] * 3)
+
+    # A flush that no longer runs leaves no record: the list is shorter than the calls.
+    monkeypatch.setattr(timing, "_zero", lambda buffer: None)
+    extra = {}
+    timing.inventory_calls(call, object(), rec, extra, 3)
+    assert extra["inventory_flush_ms"] == []
+    # Without a flush buffer (kbx eval --no-flush-l2) there is nothing to report.
+    extra = {}
+    timing.inventory_calls(call, None, rec, extra, 3)
+    assert "inventory_flush_ms" not in extra
 
 
 def test_the_inventory_calls_run_on_another_draw_of_the_inputs(monkeypatch):

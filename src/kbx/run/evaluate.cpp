@@ -1039,6 +1039,13 @@ struct Evaluation {
                                     reported_ms, wall_ms));
       return;
     }
+    for (const auto& t : timings.value()) {
+      if (auto bad = find_flush_violation(t, ctx.l2_flush_bytes)) {
+        finish(Outcome::tampered, "l2_flush", fmt::format("workload {}: {}", t.workload, *bad));
+        rec.call_ok = rec.exe_ok = rec.perf_ok = false;
+        return;
+      }
+    }
     rec.timings = timings.value();
     std::vector<int> escaped;
     std::vector<int> kept;
@@ -1219,6 +1226,7 @@ EvaluationResult evaluate(const EvalContext& ctx, const submit::Submission& subm
   ServiceReferences references(ctx.references, ctx.gpu);
   JudgeContext judge{ctx.options, references, ctx.gpu_lock, ctx.session_id, ctx.device_label,
                      ctx.live};
+  judge.l2_flush_bytes = ctx.l2_flush_bytes;
   judge.quiet_host = [&ctx]() -> std::shared_ptr<void> {
     return std::make_shared<sandbox::WorkerPool::QuietStarts>(ctx.pool.quiet_starts());
   };

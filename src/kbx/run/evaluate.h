@@ -32,6 +32,9 @@ struct EvalContext {
   std::int64_t session_id = 0;
   std::string device_label;  ///< "cuda:0 NVIDIA H200" or "cpu"
   sandbox::LiveCandidates* live = nullptr;  ///< the run's live candidates (optional)
+  /// The bytes of the L2 flush each candidate worker runs before a sample (the device's L2, from
+  /// a trusted worker's start); 0: no flush to check (the CPU, --no-flush-l2, an unknown L2).
+  double l2_flush_bytes = 0;
 };
 
 /// The candidate's worker as the judge sees it: a channel whose every reply is untrusted.
@@ -85,6 +88,8 @@ struct JudgeContext {
   /// where the reference was timed so too, and is timed again right after the candidate unless
   /// it was timed in the same hold); without it the candidate is timed as it comes.
   std::function<std::shared_ptr<void>()> quiet_host{};
+  /// EvalContext::l2_flush_bytes: the flush find_flush_violation checks for (0: none).
+  double l2_flush_bytes = 0;
 };
 
 struct EvaluationResult {

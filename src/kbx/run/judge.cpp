@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 #include "kbx/compare/comparator.h"
 #include "kbx/stats/summary.h"
@@ -238,6 +239,35 @@ std::optional<std::string> find_inventory_violation(const store::TimingRecord& t
                        busy, walls / t.kernel_calls);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> find_flush_violation(const store::TimingRecord& t, double l2_bytes) {
+  if (!t.kernel_busy_ms || !(l2_bytes > 0) || t.kernel_calls < 1) {
+    return std::nullopt;
+  }
+  double least_ms = l2_bytes / fastest_flush_bytes_per_ms;
+  std::size_t full = 0;
+  double shortest = std::numeric_limits<double>::infinity();
+  if (t.inventory_flush_ms) {
+    for (double ms : *t.inventory_flush_ms) {
+      if (std::isfinite(ms) && ms >= least_ms) {
+        ++full;
+      }
+      shortest = std::min(shortest, ms);
+    }
+  }
+  if (full >= static_cast<std::size_t>(t.kernel_calls)) {
+    return std::nullopt;
+  }
+  std::size_t ran = t.inventory_flush_ms ? t.inventory_flush_ms->size() : 0;
+  return fmt::format(
+      "kbx's L2 flush did not run as it should before the kernel inventory's {} call(s): {} "
+      "flush kernel(s) ran{}, where each must write the device's {:.1f} MB L2 (at least {:.4f} "
+      "ms on any GPU); with the flush off or its buffer shrunk, the timed calls find their data "
+      "still in L2",
+      t.kernel_calls, ran,
+      ran > 0 ? fmt::format(", the shortest {:.4f} ms", shortest) : std::string(),
+      l2_bytes / 1e6, least_ms);
 }
 
 TimedBy apply_stream_check(store::TimingRecord& timing) {

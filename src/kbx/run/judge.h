@@ -51,6 +51,17 @@ std::optional<std::string> find_timing_reply_violation(
 /// kernel span within the bracket. nullopt when it holds or there is none.
 std::optional<std::string> find_inventory_violation(const store::TimingRecord& t);
 
+/// The fastest any GPU writes its L2-sized flush buffer, in bytes per ms: 20 TB/s, over four times
+/// the HBM write rate of an H200 (4.8 TB/s; an honest flush of its 60 MB L2 takes about 13 us).
+inline constexpr double fastest_flush_bytes_per_ms = 20e9;
+
+/// Whether the L2 flushes before a workload's inventory calls ran as kbx's worker runs them: at
+/// least one flush kernel per call (the harness's own, by CUPTI's records) taking no less than
+/// writing `l2_bytes` at fastest_flush_bytes_per_ms. A candidate that turned kbx's flush off or
+/// shrank its buffer times with its data still in L2; nullopt when the flushes hold, when the
+/// timing has no inventory, or `l2_bytes` is 0 (no flush, or an L2 of unknown size).
+std::optional<std::string> find_flush_violation(const store::TimingRecord& t, double l2_bytes);
+
 /// What a workload's samples are after the stream check.
 enum class TimedBy {
   events,       ///< the CUDA events, as sampled

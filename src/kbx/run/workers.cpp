@@ -179,6 +179,10 @@ void Workers::record_environment() {
                            {"matmul_tflops", (*ceilings)["matmul_tflops"]},
                            {"method", ceilings->value("method", "")}};
     }
+    if (options_.device == "cuda" && options_.timing.flush_l2) {
+      const Json& l2 = d.contains("l2_cache_bytes") ? d["l2_cache_bytes"] : Json();
+      l2_flush_bytes_[gpu] = l2.is_number() && l2.get<double>() > 0 ? l2.get<double>() : 0.0;
+    }
     labels_[gpu] = options_.device == "cuda"
                        ? fmt::format("cuda:{} {}", gpu, d.value("name", "unknown GPU"))
                        : fmt::format("cpu ({})", d.value("name", "unknown CPU"));
@@ -225,6 +229,9 @@ EvaluationResult Workers::evaluate(const RunOptions& options, const submit::Subm
   }
   EvalContext ctx{options,     *zygote_, *pool_,           *references_, pool_->gpu_lock(gpu),
                   gpu,         session_id_, labels_.at(gpu), &live_};
+  if (auto it = l2_flush_bytes_.find(gpu); it != l2_flush_bytes_.end()) {
+    ctx.l2_flush_bytes = it->second;
+  }
   return run::evaluate(ctx, submission, submission_id, task, *contract);
 }
 

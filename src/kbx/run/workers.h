@@ -68,6 +68,7 @@ class Workers {
   std::unique_ptr<sandbox::WorkerPool> pool_;
   std::unique_ptr<ReferenceService> references_;
   std::map<int, std::string> labels_;
+  std::map<int, double> l2_flush_bytes_;  // by GPU: EvalContext::l2_flush_bytes
   sandbox::LiveCandidates live_;
   std::mutex mutex_;
   std::map<std::string, compare::Contract> contracts_;

@@ -99,6 +99,9 @@ struct TimingRecord {
   std::optional<double> kernel_busy_ms;
   std::vector<double> inventory_kernel_ms{};
   std::vector<double> inventory_ms{};
+  /// Not stored: the GPU time of each L2 flush the harness ran before an inventory call (the
+  /// kernels it tagged as its own); absent without a flush (judge.h find_flush_violation).
+  std::optional<std::vector<double>> inventory_flush_ms{};
   /// What the stream check compared (stored): the events' median, the fastest bracket, and why
   /// the brackets were taken (empty when the events were).
   std::optional<double> events_median_ms{};

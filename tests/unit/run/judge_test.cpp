@@ -1267,6 +1267,38 @@ TEST(FindInventoryViolation, RefusesInventoriesThatContradictTheirTimings) {
   EXPECT_EQ(find_inventory_violation(plain), std::nullopt);
 }
 
+// A candidate that turns kbx's L2 flush off (or shrinks its buffer) times with its data still in
+// L2; the flushes the harness tagged in the kernel inventory tell: one per inventory call, each at
+// least as long as writing the device's L2 at 20 TB/s (2.6 us for an H100's 50 MiB).
+TEST(FindFlushViolation, WantsAFullFlushBeforeEveryInventoryCall) {
+  const double l2 = 50.0 * 1024 * 1024;
+  auto with = [](std::optional<std::vector<double>> flushes) {
+    store::TimingRecord t{0,  "ok", "", 2, {1.0, 1.0}, {1.1, 1.1, 1.1}, false, {kernel("triton", 2.0)},
+                          2, 1.0, {1.0, 1.0}, {1.1, 1.2}};
+    t.inventory_flush_ms = std::move(flushes);
+    return t;
+  };
+  EXPECT_EQ(find_flush_violation(with(std::vector<double>{0.017, 0.016}), l2), std::nullopt);
+  EXPECT_EQ(find_flush_violation(with(std::vector<double>{0.0027, 0.0027}), l2), std::nullopt);
+  // Flush kernels beyond the calls are no harm; the full ones must still cover every call.
+  EXPECT_EQ(find_flush_violation(with(std::vector<double>{0.0001, 0.017, 0.016}), l2),
+            std::nullopt);
+  auto none = find_flush_violation(with(std::vector<double>{}), l2);  // the flush turned off
+  ASSERT_NE(none, std::nullopt);
+  EXPECT_NE(none->find("0 flush kernel(s) ran"), std::string::npos) << *none;
+  EXPECT_NE(find_flush_violation(with(std::nullopt), l2), std::nullopt);  // not reported at all
+  auto shrunk = find_flush_violation(with(std::vector<double>{0.0015, 0.0014}), l2);  // 1 KB buffer
+  ASSERT_NE(shrunk, std::nullopt);
+  EXPECT_NE(shrunk->find("the shortest 0.0014 ms"), std::string::npos) << *shrunk;
+  EXPECT_NE(find_flush_violation(with(std::vector<double>{0.017}), l2), std::nullopt);  // one of two
+  EXPECT_NE(find_flush_violation(with(std::vector<double>{0.017, std::nan("")}), l2), std::nullopt);
+  // Nothing to check: no flush (0 bytes: the CPU, --no-flush-l2, an L2 of unknown size), or no
+  // inventory (no CUPTI).
+  EXPECT_EQ(find_flush_violation(with(std::vector<double>{}), 0.0), std::nullopt);
+  store::TimingRecord plain{0, "ok", "", 2, {1.0}, {}, false, {}, 0, {}, {}, {}};
+  EXPECT_EQ(find_flush_violation(plain, l2), std::nullopt);
+}
+
 TEST(DecodeKernels, AcceptsTheWorkersShapeAndRefusesForgeries) {
   Json good = Json::array({{{"name", "softmax_kernel"}, {"origin", "triton"}, {"launches", 3},
                             {"gpu_ms", 0.5}},
