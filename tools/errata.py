@@ -74,13 +74,16 @@ These apply to all 176 tasks under `--rules kbx`, and all but the last three to 
 - **Float32 without TF32** (both rule sets, GPU). kbx's workers turn TF32 off for cuBLAS and
   cuDNN, so float32 references are float32-exact and a candidate's PyTorch calls run the same
   arithmetic. The public harness runs with PyTorch's defaults, under which cuDNN's float32
-  convolutions may use TF32 (about 1e-3 relative error, beyond the 1e-5 tolerance): on a GPU its
-  verdicts on the 12 float32 convolution tasks can differ from kbx's, a float32-exact Triton
-  convolution failing there and passing here. How often has not been measured. A Triton `tl.dot`
-  left at its TF32 default fails float32 tasks under both harnesses.
+  convolutions may use TF32 (about 1e-3 relative error, beyond the 1e-5 tolerance). Measured on
+  an H100 (docs/perf.md, session 44): on the public tests' calls of the 13 tasks whose key names
+  a convolution the results are bitwise the same with TF32 on and off (the calls are too small
+  for cuDNN's tensor-core algorithms), so the public harness's verdicts there do not depend on
+  it; larger convolutions would differ. A Triton `tl.dot` left at its TF32 default fails float32
+  tasks under both harnesses.
 - **Sandbox outcomes** (both rule sets). `protocol_violation`, `tampered` (torch's global flags
-  changed, or a process the candidate started held a CUDA context of its own while it was timed)
-  and `limit_exceeded` are kbx's; the public harness has no such checks.
+  changed, a process the candidate started held a CUDA context of its own while it was timed, or
+  kbx's L2 flush before the kernel inventory's calls did not run in full) and `limit_exceeded`
+  are kbx's; the public harness has no such checks.
 
 """
 
