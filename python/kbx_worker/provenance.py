@@ -16,6 +16,7 @@ share of GPU time is the stronger rule.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterator
 
 # Operators that make, view or reshape storage without computing from their inputs' values.
@@ -231,6 +232,8 @@ class Provenance:
         owner = self
 
         class _Follow(TorchDispatchMode):
+            _should_skip_dynamo = classmethod(_dynamo_loaded)
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 out = func(*args, **kwargs)
@@ -252,13 +255,25 @@ class Provenance:
             self._launches.watch(None)
 
 
+def _dynamo_loaded(cls: type) -> bool:
+    """A dispatch mode class's `_should_skip_dynamo`: torch wraps the mode's handler in
+    torch._disable_dynamo when it says yes, and the wrapper's first call imports torch._dynamo
+    (about 2 s on a GPU host, 8 s on a 2-core VM: most of a worker zygote's start). The wrapper
+    only matters where something may compile the handler, which needs torch._dynamo loaded: a
+    candidate that used torch.compile (or imported dynamo) gets it, every other call skips it."""
+    return "torch._dynamo" in sys.modules
+
+
 def warm_up() -> None:
-    """Enters and leaves a dispatch mode once, so the modules that imports (torch._dynamo among
-    them, about 2 s) are loaded in the zygote and every forked worker inherits them."""
+    """Enters and leaves a dispatch mode once, so the modules that imports are loaded in the
+    zygote and every forked worker inherits them (torch._dynamo no longer among them:
+    _dynamo_loaded)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _Nothing(TorchDispatchMode):
+        _should_skip_dynamo = classmethod(_dynamo_loaded)
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             return func(*args, **(kwargs or {}))
 
