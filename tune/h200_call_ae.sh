@@ -8,12 +8,7 @@
 #    pending PyTorch eager draws for DRAWS_S seconds); on any other card, tune/h200_call_ad.sh
 #    (cuDNN TF32 on the float32 convolution tasks; the whole zoo, expert and model kernels on
 #    cuda).
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p /tmp/k build-device
-[ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
-gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
-echo "GPU: $gpu"
+source "$(dirname "$0")/device_prologue.sh"
 s=/tmp/smoke
 rm -rf "$s" && mkdir -p "$s"
 t0=$(date +%s)

@@ -5,12 +5,7 @@
 # tune/h200_draws_pending.txt for DRAWS_S seconds (base seeds from SEED_BASE, 8000: a range no
 # earlier run used), the table in /tmp/k/draws.txt; on any other card, tune/h200_call_w.sh (issue
 # 7's offset and repeatability runs) with W_DRAWS_S seconds of the same draws after it.
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p /tmp/k build-device
-[ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
-gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
-echo "GPU: $gpu"
+source "$(dirname "$0")/device_prologue.sh"
 # The GPU-only exploits first (3e868f6: 46_keep_results_by_identity, and 40-44 around it).
 timeout 300 python3 tests/exploits/run_exploits.py --kbx build-device/kbx --device cuda \
   --only 40,41,42,43,44,46,47,50,51 2>&1 | tail -n 12 | tee /tmp/k/exploits.txt
