@@ -98,6 +98,11 @@ class Settings:
     # not from whichever one the thread sat on. Off when absent, as every setting here; kbx sends
     # it on by default since session 33 (steadier on an H200, docs/metrics.md "Host CPUs").
     spread_cpus: bool = False
+    # Calls so long that min_samples of them outlast LONG_ROUND_MS take what fills it, but at
+    # least this many (`kbx eval --long-call-samples`); calls that wait for the host or launch for
+    # longer than a head start covers keep LONG_CALL_MIN_SAMPLES whatever this says (their
+    # samples hold the host's share, which moves from sample to sample).
+    long_call_samples: int = 5
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -114,6 +119,9 @@ class Settings:
         if settings.ci_target > 0 and settings.ci_max_samples < settings.max_samples:
             raise WorkerError("protocol_error", "settings need max_samples <= ci_max_samples "
                                                 "when ci_target is set")
+        if not 1 <= settings.long_call_samples <= LONG_CALL_MIN_SAMPLES:
+            raise WorkerError("protocol_error", "settings.long_call_samples must be between 1 "
+                                                f"and {LONG_CALL_MIN_SAMPLES}")
         if settings.ci_max_samples > CI_MAX_SAMPLES_LIMIT:
             raise WorkerError("protocol_error",
                               f"settings.ci_max_samples is at most {CI_MAX_SAMPLES_LIMIT}")
@@ -578,7 +586,7 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     def take(count: int) -> list[float]:
         return batches.take(call, flush_buffer, count)
 
-    samples = take(plan_samples(settings, best_ms))
+    samples = take(plan_samples(settings, best_ms, steady_gpu=not (blocking or host_bound)))
     if batches.cycles is None:  # no head start: the samples hold the host's share
         samples = steady(samples, take, unsteady)
     stop = "plan"
@@ -940,11 +948,13 @@ LONG_ROUND_MS = 50.0        # a first round of min_samples longer than this is c
 LONG_CALL_MIN_SAMPLES = 5   # ... to what fills LONG_ROUND_MS, but never below this many
 
 
-def plan_samples(settings: Settings, per_call_ms: float) -> int:
+def plan_samples(settings: Settings, per_call_ms: float, steady_gpu: bool = True) -> int:
     """Samples to take: enough to fill budget_ms at `per_call_ms` each, within [min, max]; calls
     so long that min_samples of them exceed LONG_ROUND_MS take what fills it, at least
-    LONG_CALL_MIN_SAMPLES (a 10 ms call: 5 samples, not 10 — long calls are GPU-bound and steady,
-    and the adaptive rounds still follow within ci_budget_ms)."""
+    settings.long_call_samples (a 10 ms call: 5 samples by default, not 10 — long calls are
+    GPU-bound and steady, and the adaptive rounds still follow within ci_budget_ms), or at least
+    LONG_CALL_MIN_SAMPLES where the call is not `steady_gpu` (it waits for the host, or its
+    launch outlasts a head start)."""
     if per_call_ms <= 0:
         wanted = settings.max_samples
     elif math.isinf(per_call_ms):
@@ -953,5 +963,6 @@ def plan_samples(settings: Settings, per_call_ms: float) -> int:
         wanted = math.ceil(settings.budget_ms / per_call_ms)
     n = max(1, min(settings.max_samples, max(settings.min_samples, wanted)))
     if math.isfinite(per_call_ms) and per_call_ms * n > LONG_ROUND_MS:
-        n = min(n, max(LONG_CALL_MIN_SAMPLES, math.ceil(LONG_ROUND_MS / per_call_ms)))
+        least = settings.long_call_samples if steady_gpu else LONG_CALL_MIN_SAMPLES
+        n = min(n, max(least, math.ceil(LONG_ROUND_MS / per_call_ms)))
     return n

@@ -41,6 +41,25 @@ def test_sample_plan_fills_the_budget_within_bounds(per_call_ms, expected):
     assert timing.plan_samples(settings, per_call_ms) == expected
 
 
+@pytest.mark.parametrize("per_call_ms, steady, expected", [
+    (15.0, True, 4), (40.0, True, 3), (500.0, True, 3), (15.0, False, 5), (500.0, False, 5),
+    (4.0, True, 10), (6.0, True, 9)])
+def test_long_steady_calls_take_long_call_samples(per_call_ms, steady, expected):
+    # `kbx eval --long-call-samples 3`: a GPU-bound call too long for min_samples in a 50 ms round
+    # takes what fills the round, at least 3; a call whose samples hold the host's share keeps 5.
+    settings = timing.Settings(min_samples=10, max_samples=100, budget_ms=40, long_call_samples=3)
+    assert timing.plan_samples(settings, per_call_ms, steady_gpu=steady) == expected
+
+
+@pytest.mark.parametrize("value", [0, 6, 2.5])
+def test_long_call_samples_out_of_range_is_a_protocol_error(value):
+    with pytest.raises(WorkerError) as e:
+        timing.Settings.from_request({"long_call_samples": value})
+    assert e.value.kind == "protocol_error"
+    assert timing.Settings.from_request({"long_call_samples": 3}).long_call_samples == 3
+    assert timing.Settings.from_request({}).long_call_samples == timing.LONG_CALL_MIN_SAMPLES
+
+
 def test_cpu_workloads_are_refused_one_by_one():
     workloads = [{"index": 3, "seed": 1, "args": [], "kwargs": {}},
                  {"index": 4, "seed": 2, "args": [], "kwargs": {}}]

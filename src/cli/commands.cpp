@@ -203,6 +203,7 @@ struct SamplingArgs {
   double warmup_ms = run::TimingSettings{}.warmup_ms;
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
+  int long_call_samples = run::TimingSettings{}.long_call_samples;
   std::string timing_cpus = "spread";  ///< --timing-cpus any|fast|spread|LIST
   int cuda_connections = run::RunOptions{}.cuda_connections;  ///< --cuda-connections N
 
@@ -212,6 +213,7 @@ struct SamplingArgs {
     t.warmup_ms = warmup_ms;
     t.budget_ms = sample_budget_ms;
     t.max_samples = max_samples;
+    t.long_call_samples = long_call_samples;
   }
 };
 
@@ -238,6 +240,11 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
       ->capture_default_str();
   cmd->add_option("--max-samples", s.max_samples, "First round of samples: at most this many")
       ->check(CLI::Range(run::TimingSettings{}.min_samples, run::TimingSettings{}.ci_max_samples))
+      ->capture_default_str();
+  cmd->add_option("--long-call-samples", s.long_call_samples,
+                  "First round of samples of a GPU-bound call too long for 10 samples in 50 ms: "
+                  "what fills 50 ms, but at least this many (calls that wait for the host keep 5)")
+      ->check(CLI::Range(1, run::TimingSettings{}.long_call_samples))
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
                   "Where each process being timed (candidate or reference worker) runs while it "

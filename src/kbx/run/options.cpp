@@ -46,6 +46,9 @@ Json TimingSettings::to_json() const {
   if (spread_cpus) {  // likewise
     j["spread_cpus"] = true;
   }
+  if (long_call_samples != TimingSettings{}.long_call_samples) {  // likewise
+    j["long_call_samples"] = long_call_samples;
+  }
   return j;
 }
 

@@ -50,9 +50,13 @@ struct TimingSettings {
   /// "Host CPUs"). On an H200 (session 33) it took such references' per-workload difference
   /// between two runs from a median 10.6% (`any`) to 3.9%. Off with `--timing-cpus any|fast|LIST`.
   bool spread_cpus = true;
+  /// `--long-call-samples N`: a GPU-bound call so long that min_samples of it outlast a 50 ms
+  /// round takes what fills the round, at least N (1-5; the worker's plan_samples). Calls whose
+  /// samples hold the host's share keep 5. 5 by default, as every suite measurement to date.
+  int long_call_samples = 5;
 
   /// The `settings` object of a time request. Fields that are off (do_bench, graph, fast_cpus,
-  /// spread_cpus) are left out, so the timing cache's keys, which hash it, stay as they were
+  /// spread_cpus) or at their default (long_call_samples) are left out, so the timing cache's keys, which hash it, stay as they were
   /// before those fields existed (spread_cpus is on by default: its keys are new).
   [[nodiscard]] Json to_json() const;
 };

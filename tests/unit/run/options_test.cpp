@@ -90,6 +90,18 @@ TEST(TimingSettings, GraphModeIsSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   EXPECT_EQ(sent, plain);
 }
 
+TEST(TimingSettings, LongCallSamplesAreSentOnlyWhenNotTheDefaultSoCacheKeysStayAsTheyWere) {
+  TimingSettings plain;
+  EXPECT_EQ(plain.long_call_samples, 5);
+  EXPECT_FALSE(plain.to_json().contains("long_call_samples"));
+  TimingSettings fewer = plain;
+  fewer.long_call_samples = 3;  // `--long-call-samples 3`
+  Json sent = fewer.to_json();
+  EXPECT_EQ(sent["long_call_samples"], 3);
+  sent.erase("long_call_samples");
+  EXPECT_EQ(sent, plain.to_json());
+}
+
 TEST(TimingSettings, FastCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   TimingSettings plain;
   plain.spread_cpus = false;
