@@ -158,3 +158,33 @@ def test_launches_stop_being_watched_after_the_call(launches):
     _triton_relu(torch.randn(8))
     assert launches() == before + 1
     assert launches._observer[0] is None
+
+
+def test_the_dispatch_mode_leaves_dynamo_unloaded_until_a_candidate_loads_it():
+    # torch wraps a dispatch mode's handler in torch._disable_dynamo, whose first call imported
+    # torch._dynamo (seconds of every zygote start); the mode now asks for the wrapper only where
+    # dynamo is already loaded, and there it still gets it. A fresh interpreter: this one may
+    # have imported dynamo already.
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys, torch
+        from kbx_worker import hooks, provenance
+        provenance.warm_up()
+        with provenance.Provenance(hooks.Launches([0], [None], [None])) as p:
+            torch.ones(3).mul(2)
+        print("torch._dynamo" in sys.modules, p.torch_ops > 0)
+        import torch._dynamo
+        from torch.utils._python_dispatch import TorchDispatchMode
+        class Mode(TorchDispatchMode):
+            _should_skip_dynamo = classmethod(provenance._dynamo_loaded)
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        print(hasattr(Mode.__dict__["__torch_dispatch__"], "__wrapped__"))  # torch's wrapper
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "False True"
+    assert out[1] == "True"
