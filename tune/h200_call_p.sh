@@ -30,18 +30,7 @@ cd "$(dirname "$0")/.."
 export K_T0=$(date +%s)  # DEADLINE_S counts from here
 mkdir -p /tmp/k build-device
 [ -x build-device/kbx ] || { cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so; }
-s=/tmp/smoke
-rm -rf "$s" && mkdir -p "$s"
-python3 tools/references_as_submissions.py "$s/refs.jsonl" \
-  --tasks "${SMOKE_TASKS:-Activation/relu.py,Fusion/fused_exp_mean.py,LinearAlgebra/cholesky_solve.py}"
-want=$(wc -l <"$s/refs.jsonl")
-KBX_CACHE_DIR="$s/cache" TRITON_CACHE_DIR="$s/triton" KBX_PYTHON=python3 build-device/kbx eval \
-  "$s/refs.jsonl" -o "$s/run" --device cuda --no-require-triton --trace "$s/trace.json" \
-  --warmup-ms 2 --ci-budget-ms 40 >"$s/log.txt" 2>&1
-rc=$?
-ok=$(sed -n 's/^Outcomes:.*\bok \([0-9]*\).*/\1/p' "$s/log.txt")
-{ echo "smoke: exit $rc, $ok of $want ok, $(( $(date +%s) - K_T0 )) s"; tail -n 12 "$s/log.txt"; } | tee /tmp/k/smoke.txt
-if [ "$rc" != 0 ] || [ "$ok" != "$want" ]; then
+if ! tune/smoke_run.sh "${SMOKE_TASKS:-Activation/relu.py,Fusion/fused_exp_mean.py,LinearAlgebra/cholesky_solve.py}"; then
   echo "smoke run failed: not timing the suite"
   exit 1
 fi
