@@ -6,8 +6,9 @@
 # - on any other card, issue 7's wall: the 176 references as submissions, a pair of runs (fresh,
 #   then cached) with the defaults (since session 44 the zygote no longer imports torch._dynamo:
 #   session 44's pair on an H100 took 226.3 / 129.0 s) and a pair with `--long-call-samples 3`
-#   (GPU-bound calls over 10 ms take 3 samples, not 5); tools/repeatability.py over all four runs
-#   and each cached run's profile. About 720 s.
+#   (GPU-bound calls over 10 ms take 3 samples, not 5) with `--short-call-budget-ms 12` (GPU-bound
+#   calls under 20 us sample for 12 ms, not 40), then a pair with `--long-call-samples 3` alone;
+#   tools/repeatability.py over the runs and each cached run's profile. About 1,080 s.
 source "$(dirname "$0")/device_prologue.sh"
 if grep -q H200 <<<"$gpu"; then
   tune/h200_call_y.sh
@@ -21,8 +22,13 @@ pair() {  # NAME EXTRA_FLAGS
   python3 tune/trace_gaps.py $R/trace2.json --min-gap-s 1.0 >/tmp/k/gaps-$1.txt 2>&1
   tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)
 }
+repeat() {  # every run so far, into /tmp/k/repeat.txt
+  python3 tools/repeatability.py $(ls -d /tmp/kbx-tc-*/run[12]) 2>&1 | tee /tmp/k/repeat.txt \
+    | grep -v "^  "
+}
 pair default ""
+pair long3short12 "--long-call-samples 3 --short-call-budget-ms 12"
+repeat
 pair long3 "--long-call-samples 3"
-python3 tools/repeatability.py /tmp/kbx-tc-default/run1 /tmp/kbx-tc-default/run2 \
-  /tmp/kbx-tc-long3/run1 /tmp/kbx-tc-long3/run2 2>&1 | tee /tmp/k/repeat4.txt | grep -v "^  "
+repeat
 tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt)

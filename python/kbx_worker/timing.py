@@ -103,6 +103,11 @@ class Settings:
     # longer than a head start covers keep LONG_CALL_MIN_SAMPLES whatever this says (their
     # samples hold the host's share, which moves from sample to sample).
     long_call_samples: int = 5
+    # The adaptive rounds' budget for GPU-bound calls shorter than SHORT_CALL_MS at their fastest
+    # warm-up call (`kbx eval --short-call-budget-ms`); 0: ci_budget_ms, as for every other call.
+    # Such a call's samples are mostly the flush and the events around it, so its rounds cost
+    # many samples; calls that hold the host's share keep ci_budget_ms whatever this says.
+    short_call_budget_ms: float = 0.0
 
     @classmethod
     def from_request(cls, raw: Any) -> "Settings":
@@ -122,6 +127,8 @@ class Settings:
         if not 1 <= settings.long_call_samples <= LONG_CALL_MIN_SAMPLES:
             raise WorkerError("protocol_error", "settings.long_call_samples must be between 1 "
                                                 f"and {LONG_CALL_MIN_SAMPLES}")
+        if settings.short_call_budget_ms < 0:
+            raise WorkerError("protocol_error", "settings.short_call_budget_ms must be >= 0")
         if settings.ci_max_samples > CI_MAX_SAMPLES_LIMIT:
             raise WorkerError("protocol_error",
                               f"settings.ci_max_samples is at most {CI_MAX_SAMPLES_LIMIT}")
@@ -586,9 +593,11 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
     def take(count: int) -> list[float]:
         return batches.take(call, flush_buffer, count)
 
-    samples = take(plan_samples(settings, best_ms, steady_gpu=not (blocking or host_bound)))
+    steady_gpu = not (blocking or host_bound)
+    samples = take(plan_samples(settings, best_ms, steady_gpu=steady_gpu))
     if batches.cycles is None:  # no head start: the samples hold the host's share
         samples = steady(samples, take, unsteady)
+    ci_budget_ms = sampling_budget_ms(settings, best_ms, steady_gpu)
     stop = "plan"
     while settings.ci_target > 0:
         rel = median_ci_rel(samples)
@@ -597,13 +606,13 @@ def sample(call: Callable[[], Any], settings: Settings, flush_buffer,
             stop = "ci"
         elif len(samples) >= settings.ci_max_samples:
             stop = "max_samples"
-        elif spent_ms >= settings.ci_budget_ms:
+        elif spent_ms >= ci_budget_ms:
             stop = "budget"
         else:
             n = len(samples)
             wanted = math.ceil(n * (rel / settings.ci_target) ** 2 * 1.1) - n if math.isfinite(rel) else n
             per_sample_ms = max(spent_ms / n, 1e-6)
-            affordable = int((settings.ci_budget_ms - spent_ms) / per_sample_ms) + 1
+            affordable = int((ci_budget_ms - spent_ms) / per_sample_ms) + 1
             if math.isfinite(rel) and wanted > CI_OUT_OF_REACH * affordable:
                 # Even the whole budget would leave the interval over twice the target (its width
                 # shrinks as 1/sqrt(n)): more rounds would spend the budget on a noisy workload
@@ -946,6 +955,18 @@ def _warm_up(call: Callable[[], Any], settings: Settings, probe: bool = False) -
 
 LONG_ROUND_MS = 50.0        # a first round of min_samples longer than this is cut ...
 LONG_CALL_MIN_SAMPLES = 5   # ... to what fills LONG_ROUND_MS, but never below this many
+
+
+SHORT_CALL_MS = 0.02  # calls shorter than this (fastest warm-up call) get short_call_budget_ms
+
+
+def sampling_budget_ms(settings: Settings, per_call_ms: float, steady_gpu: bool = True) -> float:
+    """The adaptive rounds' wall-time budget: settings.short_call_budget_ms for a `steady_gpu`
+    call faster than SHORT_CALL_MS when it is set (not 0), else settings.ci_budget_ms."""
+    if (settings.short_call_budget_ms > 0 and steady_gpu and math.isfinite(per_call_ms)
+            and per_call_ms < SHORT_CALL_MS):
+        return settings.short_call_budget_ms
+    return settings.ci_budget_ms
 
 
 def plan_samples(settings: Settings, per_call_ms: float, steady_gpu: bool = True) -> int:

@@ -228,6 +228,39 @@ def test_sampling_stops_at_the_budget_or_the_cap(monkeypatch):
     assert extra["sampling"] == "max_samples" and len(samples) == 150
 
 
+def test_short_calls_take_the_short_call_budget(monkeypatch):
+    """`kbx eval --short-call-budget-ms 1.5`: a 10 us call spread by 10% needs about 600 samples
+    for the 1% interval; under the short budget it stops after its planned 100, while a 30 us call
+    (over SHORT_CALL_MS) and the same call without the option go on to the target."""
+    import random
+    rng = random.Random(5)
+
+    def run(per_call_ms, **kw):
+        call = _fake_gpu(monkeypatch, lambda i: per_call_ms * (1 + 0.1 * rng.gauss(0, 1)))
+        extra = {}
+        samples, _ = timing.sample(call, _settings(ci_budget_ms=300, **kw), None, extra)
+        return len(samples), extra["sampling"]
+
+    assert run(0.01, short_call_budget_ms=1.5) == (100, "budget")
+    n, stop = run(0.01)
+    assert stop == "ci" and n > 300
+    n, stop = run(0.03, short_call_budget_ms=1.5)
+    assert stop == "ci" and n > 300
+
+
+def test_the_short_call_budget_applies_to_short_gpu_bound_calls_only():
+    s = timing.Settings(ci_budget_ms=40, short_call_budget_ms=12)
+    assert timing.sampling_budget_ms(s, 0.005) == 12
+    assert timing.sampling_budget_ms(s, 0.005, steady_gpu=False) == 40  # its samples hold the host
+    assert timing.sampling_budget_ms(s, timing.SHORT_CALL_MS) == 40
+    assert timing.sampling_budget_ms(s, float("inf")) == 40
+    assert timing.sampling_budget_ms(timing.Settings(ci_budget_ms=40), 0.005) == 40  # not set
+    with pytest.raises(WorkerError) as e:
+        timing.Settings.from_request({"short_call_budget_ms": -1.0})
+    assert e.value.kind == "protocol_error"
+    assert timing.Settings.from_request({"short_call_budget_ms": 12}).short_call_budget_ms == 12
+
+
 def test_a_target_out_of_the_budgets_reach_takes_no_more_rounds(monkeypatch):
     """1 ms samples spread by 50%: the 1% interval needs thousands of samples, the 50 ms budget
     affords about 40 more, so sampling stops after the planned round instead of spending it."""

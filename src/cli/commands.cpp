@@ -204,6 +204,7 @@ struct SamplingArgs {
   double sample_budget_ms = run::TimingSettings{}.budget_ms;
   int max_samples = run::TimingSettings{}.max_samples;
   int long_call_samples = run::TimingSettings{}.long_call_samples;
+  double short_call_budget_ms = run::TimingSettings{}.short_call_budget_ms;
   std::string timing_cpus = "spread";  ///< --timing-cpus any|fast|spread|LIST
   int cuda_connections = run::RunOptions{}.cuda_connections;  ///< --cuda-connections N
 
@@ -214,6 +215,7 @@ struct SamplingArgs {
     t.budget_ms = sample_budget_ms;
     t.max_samples = max_samples;
     t.long_call_samples = long_call_samples;
+    t.short_call_budget_ms = short_call_budget_ms;
   }
 };
 
@@ -245,6 +247,11 @@ void add_sampling_options(CLI::App* cmd, SamplingArgs& s) {
                   "First round of samples of a GPU-bound call too long for 10 samples in 50 ms: "
                   "what fills 50 ms, but at least this many (calls that wait for the host keep 5)")
       ->check(CLI::Range(1, run::TimingSettings{}.long_call_samples))
+      ->capture_default_str();
+  cmd->add_option("--short-call-budget-ms", s.short_call_budget_ms,
+                  "Adaptive sampling: the wall time (ms) a GPU-bound call under 20 us may take "
+                  "before it stops short of --ci-target (0: --ci-budget-ms, as for every call)")
+      ->check(CLI::Range(0.0, 60000.0))
       ->capture_default_str();
   cmd->add_option("--timing-cpus", s.timing_cpus,
                   "Where each process being timed (candidate or reference worker) runs while it "

@@ -49,6 +49,9 @@ Json TimingSettings::to_json() const {
   if (long_call_samples != TimingSettings{}.long_call_samples) {  // likewise
     j["long_call_samples"] = long_call_samples;
   }
+  if (short_call_budget_ms != TimingSettings{}.short_call_budget_ms) {  // likewise
+    j["short_call_budget_ms"] = short_call_budget_ms;
+  }
   return j;
 }
 

@@ -54,10 +54,14 @@ struct TimingSettings {
   /// round takes what fills the round, at least N (1-5; the worker's plan_samples). Calls whose
   /// samples hold the host's share keep 5. 5 by default, as every suite measurement to date.
   int long_call_samples = 5;
+  /// `--short-call-budget-ms MS`: the adaptive rounds' budget for GPU-bound calls under 20 us at
+  /// their fastest warm-up call (the worker's sampling_budget_ms); 0: ci_budget_ms, as for every
+  /// call, which every suite measurement to date used.
+  double short_call_budget_ms = 0;
 
   /// The `settings` object of a time request. Fields that are off (do_bench, graph, fast_cpus,
-  /// spread_cpus) or at their default (long_call_samples) are left out, so the timing cache's keys, which hash it, stay as they were
-  /// before those fields existed (spread_cpus is on by default: its keys are new).
+  /// spread_cpus) or at their default (long_call_samples, short_call_budget_ms) are left out, so
+  /// the timing cache's keys, which hash it, stay as they were before those fields existed (spread_cpus is on by default: its keys are new).
   [[nodiscard]] Json to_json() const;
 };
 

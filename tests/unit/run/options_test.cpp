@@ -102,6 +102,18 @@ TEST(TimingSettings, LongCallSamplesAreSentOnlyWhenNotTheDefaultSoCacheKeysStayA
   EXPECT_EQ(sent, plain.to_json());
 }
 
+TEST(TimingSettings, ShortCallBudgetIsSentOnlyWhenSetSoCacheKeysStayAsTheyWere) {
+  TimingSettings plain;
+  EXPECT_EQ(plain.short_call_budget_ms, 0);
+  EXPECT_FALSE(plain.to_json().contains("short_call_budget_ms"));
+  TimingSettings shorter = plain;
+  shorter.short_call_budget_ms = 12;  // `--short-call-budget-ms 12`
+  Json sent = shorter.to_json();
+  EXPECT_EQ(sent["short_call_budget_ms"], 12.0);
+  sent.erase("short_call_budget_ms");
+  EXPECT_EQ(sent, plain.to_json());
+}
+
 TEST(TimingSettings, FastCpusAreSentOnlyWhenOnSoCacheKeysStayAsTheyWere) {
   TimingSettings plain;
   plain.spread_cpus = false;
