@@ -7,6 +7,11 @@
 # usage: tune/h200_bg.sh start 'CMD' [WAIT_S (540)]
 #        tune/h200_bg.sh wait [WAIT_S (540)] [LINES (30)]
 #        tune/h200_bg.sh finish [WAIT_S (540)] [FILES ...]
+#        tune/h200_bg.sh stop
+# `stop` ends the whole command: every process of its session (setsid's), then any kbx left. Use
+# it before timing anything else on the machine: killing the outer script alone leaves its
+# children running (session 45: a pair's second run went on under two timed runs, which then
+# read 61-67 of 176 tasks outside 0.95-1.05x).
 # The log is /tmp/bg.log; the command's exit status lands in /tmp/bg.rc. Keep WAIT_S a few
 # seconds under the call's limit: the report itself takes about a second.
 set -u
@@ -34,6 +39,7 @@ case "$mode" in
     cd /tmp/r || exit 1
     mkdir -p build-device && cp .device/bin/* build-device/ && touch build-device/kbx build-device/libkbx_cupti.so
     setsid nohup bash -c "$cmd >$log 2>&1; echo \$? >$done_file" </dev/null >/dev/null 2>&1 &
+    echo $! >/tmp/bg.pid  # setsid's pid: the session's and its process group's id
     sleep 2
     report "${3:-540}"
     ;;
@@ -45,6 +51,16 @@ case "$mode" in
     shift $(( $# >= 2 ? 2 : 1 ))
     cp "$log" /tmp/bg-samples.txt "$OUT/" 2>/dev/null
     cd /tmp/r 2>/dev/null && for f in "$@"; do cp -r $f "$OUT/" 2>/dev/null; done
+    ;;
+  stop)
+    if [ -f /tmp/bg.pid ]; then
+      kill -TERM -- -"$(cat /tmp/bg.pid)" 2>/dev/null
+      sleep 3
+      kill -KILL -- -"$(cat /tmp/bg.pid)" 2>/dev/null
+    fi
+    pkill -KILL -f 'build-device/kbx' 2>/dev/null
+    sleep 1
+    echo "stopped; left: $(pgrep -fc 'build-device/kbx|h200_timing_cache|eager_seeds') processes"
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
