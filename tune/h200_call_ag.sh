@@ -6,7 +6,7 @@
 #   `triton_driver` go; about 15 s);
 # - on an H200: tune/h200_call_y.sh (the GPU-only exploits, then issue 5's pending PyTorch eager
 #   draws for DRAWS_S seconds, base seeds from SEED_BASE);
-# - on any other card, issue 7's wall: the 176 references as submissions, a pair of runs (fresh,
+# - on any other card, the GPU-only exploits (46 and 52 with a speedup bound), then issue 7's wall: the 176 references as submissions, a pair of runs (fresh,
 #   then cached) with the defaults and a pair with `--long-call-samples 3 --short-call-budget-ms
 #   12` (session 45's H100: cached 162.7 -> 150.3 s), then a third, cached run of each, one after
 #   the other (session 45's third runs overlapped a leftover pair and were void);
@@ -17,6 +17,9 @@ if grep -q H200 <<<"$gpu"; then
   tune/h200_call_y.sh
   exit
 fi
+# The GPU-only exploits (call_y runs them on an H200): 46 and 52 with the runner's speedup check.
+timeout 300 python3 tests/exploits/run_exploits.py --kbx build-device/kbx --device cuda \
+  --only 40,41,42,43,44,46,47,50,51,52 2>&1 | tail -n 13 | tee /tmp/k/exploits.txt
 texts() { tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt); }
 pair() {  # NAME EXTRA_FLAGS
   local R=/tmp/kbx-tc-$1

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/device_prologue.sh"
 # The GPU-only exploits first (3e868f6: 46_keep_results_by_identity, and 40-44 around it).
 timeout 300 python3 tests/exploits/run_exploits.py --kbx build-device/kbx --device cuda \
-  --only 40,41,42,43,44,46,47,50,51 2>&1 | tail -n 12 | tee /tmp/k/exploits.txt
+  --only 40,41,42,43,44,46,47,50,51,52 2>&1 | tail -n 12 | tee /tmp/k/exploits.txt
 if grep -q H200 <<<"$gpu"; then
   KBX=build-device/kbx JOBS=12 REF_WORKERS=8 SEED_BASE="${SEED_BASE:-8000}" BUDGET_S="${DRAWS_S:-1400}" \
     tools/eager_seeds.sh 1000 50 $(grep -v "^#" tune/h200_draws_pending.txt) 2>&1 | tee /tmp/k/draws.txt

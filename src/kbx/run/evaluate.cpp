@@ -1081,8 +1081,8 @@ struct Evaluation {
     if (!kept.empty()) {
       rec.perf_note += fmt::format(
           "{}the timed calls did less GPU work than calls on inputs of their own on workload(s) "
-          "{} (work or results kept across calls on the same inputs); timed there by those "
-          "calls, between device-wide synchronisations, instead{}",
+          "{} (work or results kept across calls on the same inputs); timed there by the "
+          "slowest of those calls, between device-wide synchronisations, instead{}",
           rec.perf_note.empty() ? "" : "; ", Json(kept).dump(), first_kept);
     }
     if (rec.perf_ok && ref) {

@@ -77,8 +77,10 @@ enum class TimedBy {
 /// time per inventory call, which runs on inputs of another draw (timing.py `inventory_seed`),
 /// the timed calls, made again and again on the same inputs, did less work than a call on fresh
 /// ones: work or results kept across calls (keyed by the inputs' identity, address or contents).
-/// The inventory calls' own wall times, each between two device-wide synchronisations, then
-/// become the samples. Applied to candidates and references alike.
+/// The slowest of the inventory calls' own wall times (each between two device-wide
+/// synchronisations) then becomes the only sample: the inventory calls share one draw, so such a
+/// call works in the first of them and reuses that work in the others. Applied to candidates and
+/// references alike.
 TimedBy apply_stream_check(store::TimingRecord& timing);
 
 /// `--reference-timing interleaved`: one record per workload from the records of several rounds

@@ -1229,12 +1229,24 @@ TEST(ApplyStreamCheck, TimesByTheInventoryCallsWhenTheTimedCallsDidLessWork) {
   ASSERT_EQ(find_inventory_violation(kept), std::nullopt);
   EXPECT_EQ(apply_stream_check(kept), TimedBy::fresh_calls);
   EXPECT_TRUE(kept.timed_by_bracket);
-  EXPECT_EQ(kept.samples_ms, (std::vector<double>{1.1, 1.2}));
+  EXPECT_EQ(kept.samples_ms, (std::vector<double>{1.2}));  // the slowest inventory call
   EXPECT_EQ(kept.events_median_ms, 0.1);
   EXPECT_EQ(kept.brackets_min_ms, 0.15);
   EXPECT_NE(kept.method_note.find("GPU busy 1.0000 ms per call on inputs of its own"),
             std::string::npos)
       << kept.method_note;
+
+  // The inventory's calls share one draw: a call that keeps its work does it in the first of them
+  // only (1.1 ms), and the others reuse it (0.05 ms). Their median would be a reused call; the
+  // slowest is the work a call on fresh inputs does.
+  store::TimingRecord reused{0, "ok", "", 2, {0.01, 0.01}, {0.04, 0.05, 0.04}, false,
+                             {kernel("triton", 1.0)}, 3, 1.0 / 3, {1.0, 0.0, 0.0},
+                             {1.1, 0.05, 0.05}};
+  ASSERT_EQ(find_inventory_violation(reused), std::nullopt);
+  EXPECT_EQ(apply_stream_check(reused), TimedBy::fresh_calls);
+  EXPECT_EQ(reused.samples_ms, (std::vector<double>{1.1}));
+  EXPECT_NE(reused.method_note.find("slowest of the 3 inventory call(s)"), std::string::npos)
+      << reused.method_note;
 
   // Within the margin (brackets at 0.8 of the busy time, less 5 us): the brackets stand.
   store::TimingRecord close{0, "ok", "", 2, {0.1, 0.1}, {0.8, 0.81}, false,
