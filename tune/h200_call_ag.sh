@@ -27,7 +27,22 @@ pair() {  # NAME EXTRA_FLAGS
     tools/h200_timing_cache.sh 2>&1 | tee /tmp/k/pair-$1.txt
   python3 tune/timing_profile.py $R/trace2.json $R/run2/kbx.db >/tmp/k/profile-$1.txt 2>&1
   python3 tune/trace_gaps.py $R/trace2.json --min-gap-s 1.0 >/tmp/k/gaps-$1.txt 2>&1
+  notes $R/run1 $R/run2 | tee -a /tmp/k/notes-$1.txt
   texts
+}
+notes() {  # RUN_DIR...: honest references whose timing the stream check changed (956806c's rule)
+  for d in "$@"; do
+    python3 - "$d/kbx.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("select s.origin, e.perf_note from evaluations e join submissions s "
+                  "on s.submission_id = e.submission_id").fetchall()
+kept = [o for o, n in rows if n and "did less GPU work" in n]
+escaped = [o for o, n in rows if n and "escaped the timed stream" in n]
+print(f"{sys.argv[1]}: {len(rows)} evaluations; kept work (fresh_calls) {len(kept)}, "
+      f"escaped the events (brackets) {len(escaped)}", kept[:5], escaped[:5])
+PY
+  done
 }
 third() {  # NAME EXTRA_FLAGS: one more cached run, as h200_timing_cache.sh's run 2
   local R=/tmp/kbx-tc-$1

@@ -1031,6 +1031,8 @@ def test_the_inventory_reads_its_records_once_and_tells_the_calls_apart(monkeypa
     assert extra["kernels"] == [{"name": "k", "origin": "triton", "launches": 5,
                                  "gpu_ms": pytest.approx(0.13)}]
     assert extra["kernel_busy_ms"] == pytest.approx(0.13 / 3)
+    # Each call's busy time: 30 + 10 us, 40 us, 30 + 20 us (the gaps between kernels are idle).
+    assert extra["inventory_busy_ms"] == pytest.approx([0.04, 0.04, 0.05])
 
 
 def test_without_cuptis_clock_each_calls_records_are_read_after_it(monkeypatch):

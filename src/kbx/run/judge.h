@@ -62,6 +62,12 @@ inline constexpr double fastest_flush_bytes_per_ms = 20e9;
 /// timing has no inventory, or `l2_bytes` is 0 (no flush, or an L2 of unknown size).
 std::optional<std::string> find_flush_violation(const store::TimingRecord& t, double l2_bytes);
 
+/// The GPU's busy time of a call on fresh inputs, by the kernel inventory: its busiest call where
+/// each call's busy time is reported (the calls share one draw, so a call that keeps work across
+/// calls does it in the first only, and the mean would fall with every later call), else the mean;
+/// 0 without an inventory.
+double fresh_call_busy_ms(const store::TimingRecord& t);
+
 /// What a workload's samples are after the stream check.
 enum class TimedBy {
   events,       ///< the CUDA events, as sampled

@@ -294,6 +294,9 @@ Result<std::vector<store::TimingRecord>> decode_timings(const sandbox::Frame& re
           t.kernel_busy_ms = r.at("kernel_busy_ms").get<double>();
           t.inventory_kernel_ms = r.at("inventory_kernel_ms").get<std::vector<double>>();
           t.inventory_ms = r.at("inventory_ms").get<std::vector<double>>();
+          if (r.contains("inventory_busy_ms")) {
+            t.inventory_busy_ms = r.at("inventory_busy_ms").get<std::vector<double>>();
+          }
           if (r.contains("inventory_flush_ms")) {
             t.inventory_flush_ms = r.at("inventory_flush_ms").get<std::vector<double>>();
           }

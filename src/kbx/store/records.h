@@ -99,6 +99,9 @@ struct TimingRecord {
   std::optional<double> kernel_busy_ms;
   std::vector<double> inventory_kernel_ms{};
   std::vector<double> inventory_ms{};
+  /// Not stored: each inventory call's own busy time (the union of its kernels' intervals; their
+  /// sum is kernel_busy_ms times kernel_calls). Empty from a worker that does not report it.
+  std::vector<double> inventory_busy_ms{};
   /// Not stored: the GPU time of each L2 flush the harness ran before an inventory call (the
   /// kernels it tagged as its own); absent without a flush (judge.h find_flush_violation).
   std::optional<std::vector<double>> inventory_flush_ms{};

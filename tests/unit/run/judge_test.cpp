@@ -1248,6 +1248,28 @@ TEST(ApplyStreamCheck, TimesByTheInventoryCallsWhenTheTimedCallsDidLessWork) {
   EXPECT_NE(reused.method_note.find("slowest of the 3 inventory call(s)"), std::string::npos)
       << reused.method_note;
 
+  // A call that keeps 30% of its work across calls on the same inputs: timed at 0.7 ms, while
+  // the inventory's first call on its draw is busy 1 ms and the two after it 0.7 ms. Against
+  // their mean (0.8 ms) the timed calls are within the 80% margin; against the busiest call,
+  // which each call's busy time shows, they are not.
+  store::TimingRecord partial{0, "ok", "", 2, {0.7, 0.7}, {0.72, 0.73, 0.72}, false,
+                              {kernel("triton", 2.4)}, 3, 0.8, {1.0, 0.7, 0.7}, {1.1, 0.8, 0.8}};
+  store::TimingRecord partial_mean_only = partial;
+  EXPECT_EQ(apply_stream_check(partial_mean_only), TimedBy::events);
+  partial.inventory_busy_ms = {1.0, 0.7, 0.7};
+  ASSERT_EQ(find_inventory_violation(partial), std::nullopt);
+  EXPECT_DOUBLE_EQ(fresh_call_busy_ms(partial), 1.0);
+  EXPECT_EQ(apply_stream_check(partial), TimedBy::fresh_calls);
+  EXPECT_EQ(partial.samples_ms, (std::vector<double>{1.1}));
+
+  // An honest call's calls are about as busy as one another: the events stand.
+  store::TimingRecord steady{0, "ok", "", 2, {1.0, 1.0}, {1.05, 1.1, 1.1}, false,
+                             {kernel("triton", 2.97)}, 3, 0.99, {1.0, 0.99, 0.98},
+                             {1.1, 1.1, 1.1}};
+  steady.inventory_busy_ms = {1.0, 0.99, 0.98};
+  ASSERT_EQ(find_inventory_violation(steady), std::nullopt);
+  EXPECT_EQ(apply_stream_check(steady), TimedBy::events);
+
   // Within the margin (brackets at 0.8 of the busy time, less 5 us): the brackets stand.
   store::TimingRecord close{0, "ok", "", 2, {0.1, 0.1}, {0.8, 0.81}, false,
                             {kernel("triton", 2.0)}, 2, 1.0, {1.0, 1.0}, {1.1, 1.2}};
@@ -1257,6 +1279,26 @@ TEST(ApplyStreamCheck, TimesByTheInventoryCallsWhenTheTimedCallsDidLessWork) {
   // No inventory (no CUPTI): nothing to compare with, the events stand.
   store::TimingRecord blind{0, "ok", "", 2, {0.1, 0.1}, {0.15, 0.16}, false, {}, 0, {}, {}, {}};
   EXPECT_EQ(apply_stream_check(blind), TimedBy::events);
+}
+
+TEST(FindInventoryViolation, RefusesPerCallBusyTimesThatContradictTheInventory) {
+  store::TimingRecord t{0, "ok", "", 2, {1.0, 1.0}, {1.1, 1.1, 1.1}, false,
+                        {kernel("triton", 2.0)}, 2, 0.9, {1.0, 1.0}, {1.1, 1.2}};
+  t.inventory_busy_ms = {1.0, 0.8};
+  EXPECT_EQ(find_inventory_violation(t), std::nullopt);
+  auto with = [&](std::vector<double> busy) {
+    store::TimingRecord u = t;
+    u.inventory_busy_ms = std::move(busy);
+    return find_inventory_violation(u);
+  };
+  EXPECT_NE(with({1.8}), std::nullopt);              // one busy time for two calls
+  EXPECT_NE(with({1.2, 0.6}), std::nullopt);         // busier than its span
+  EXPECT_NE(with({1.0, 1.0}), std::nullopt);         // 2.0 in all, the inventory says 1.8
+  EXPECT_NE(with({-0.1, 1.9}), std::nullopt);        // negative
+  EXPECT_EQ(fresh_call_busy_ms(t), 1.0);
+  t.inventory_busy_ms.clear();                       // not reported: the mean
+  EXPECT_EQ(find_inventory_violation(t), std::nullopt);
+  EXPECT_DOUBLE_EQ(fresh_call_busy_ms(t), 0.9);
 }
 
 TEST(FindInventoryViolation, RefusesInventoriesThatContradictTheirTimings) {

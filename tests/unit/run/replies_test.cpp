@@ -159,6 +159,28 @@ TEST(DecodeCaseResults, OutputThatDoesNotFitThePayloadIsAnError) {
   EXPECT_CONTAINS(case_error(cases_reply(results, std::vector<std::uint8_t>(8))), "does not fit");
 }
 
+TEST(DecodeTimings, DecodesTheKernelInventoryWithEachCallsBusyTime) {
+  Json inventory = {{"index", 0},
+                    {"status", "ok"},
+                    {"samples_ms", {0.5, 0.5}},
+                    {"warmup_calls", 3},
+                    {"kernels", {{{"name", "k"}, {"origin", "triton"}, {"launches", 2},
+                                  {"gpu_ms", 0.9}}}},
+                    {"kernel_calls", 2},
+                    {"kernel_busy_ms", 0.45},
+                    {"inventory_kernel_ms", {0.5, 0.4}},
+                    {"inventory_ms", {0.6, 0.5}}};
+  auto before = decode_timings(timings_reply(Json::array({inventory})));
+  ASSERT_TRUE(before.ok()) << before.error().what();
+  EXPECT_TRUE((*before)[0].inventory_busy_ms.empty());  // a worker that does not report it
+  inventory["inventory_busy_ms"] = {0.5, 0.4};
+  auto r = decode_timings(timings_reply(Json::array({inventory})));
+  ASSERT_TRUE(r.ok()) << r.error().what();
+  EXPECT_EQ((*r)[0].kernel_calls, 2);
+  EXPECT_EQ((*r)[0].inventory_ms, (std::vector<double>{0.6, 0.5}));
+  EXPECT_EQ((*r)[0].inventory_busy_ms, (std::vector<double>{0.5, 0.4}));
+}
+
 TEST(DecodeTimings, DecodesSamplesAndErrors) {
   Json results = Json::array(
       {{{"index", 0}, {"status", "ok"}, {"samples_ms", {0.5, 0.25}}, {"warmup_calls", 3}},
