@@ -337,10 +337,9 @@ TimedBy apply_stream_check(store::TimingRecord& timing) {
   }
   // The brackets repeat the timed calls on the same inputs: a call that kept its work or results
   // across them is as quick there. The inventory calls ran on another draw of the inputs, and
-  // their wall times hold at least their GPU busy time (find_inventory_violation).
-  // The inventory calls share one draw, so a call that keeps work across calls does it in the
-  // first of them only: the slowest one's wall is the time, not their median (which was a call
-  // that reused the first's work: exploit 46 then kept its speedup).
+  // their wall times hold at least their GPU busy time (find_inventory_violation). They share
+  // that draw, so such a call does its work in the first of them only: the slowest one's wall is
+  // the time, not their median (a call that reused the first's work: exploit 46 kept its speedup).
   if (timing.kernel_busy_ms && !timing.inventory_ms.empty() &&
       brackets < 0.8 * fresh_call_busy_ms(timing) - 0.005) {
     double slowest = *std::max_element(timing.inventory_ms.begin(), timing.inventory_ms.end());
