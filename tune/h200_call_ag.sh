@@ -3,7 +3,10 @@
 # then finish with /tmp/k-texts.tar.xz '/tmp/k/*.txt'; `tune/h200_bg.sh stop` before timing
 # anything else on the machine):
 # - first, on any card, tune/triton_driver_profile.py (where a worker start's 360-430 ms of
-#   `triton_driver` go; about 15 s);
+#   `triton_driver` go; about 15 s). Session 45's guess, in the tree since: no harvest ever primed
+#   the compile cache with Triton's driver module in a run of references (they compile nothing),
+#   so every worker built cuda_utils with the C compiler; now the first worker of a cache root
+#   gets a priming harvester. The gaps files' `triton_driver` median should fall to tens of ms;
 # - on an H200: tune/h200_call_y.sh (the GPU-only exploits, then issue 5's pending PyTorch eager
 #   draws for DRAWS_S seconds, base seeds from SEED_BASE);
 # - on any other card, the GPU-only exploits (46 and 52 with a speedup bound), then issue 7's wall: the 176 references as submissions, a pair of runs (fresh,

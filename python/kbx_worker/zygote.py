@@ -224,12 +224,19 @@ class Zygote:
 class Harvests:
     """The compile cache's harvesters (compile_cache.harvest): after a candidate worker that
     shared compiles exits, a process forked from the zygote (trusted: it never runs candidate
-    code) compiles what the worker claimed, at low priority, a few at a time."""
+    code) compiles what the worker claimed, at low priority, a few at a time. The first worker of
+    a cache root also gets one that only primes the root (compile_cache.prime: Triton's driver
+    module, cuda_utils), so the workers after it load the module instead of each building it with
+    the C compiler as its start warms Triton's driver (child._warm_triton_driver). Before, only a
+    harvest primed it, and a run whose candidates compile nothing (the references as
+    submissions) never had one: every worker built it."""
 
     def __init__(self, inherited: Callable[[], list[int]]):
         self._inherited = inherited
         self._expected: dict[int, str] = {}     # worker pid -> cache root
-        self._queue: list[tuple[str, str]] = []  # (root, inbox) waiting for a harvester
+        # (root, inbox) waiting for a harvester; inbox None: prime the root only
+        self._queue: list[tuple[str, str | None]] = []
+        self._primed: set[str] = set()  # roots a priming harvester was queued for
         # harvester pid -> its work folder, made here and removed here once it ends (the confined
         # harvester may empty it but not remove it from the temporary folder)
         self.running: dict[int, str] = {}
@@ -237,6 +244,10 @@ class Harvests:
 
     def expect(self, pid: int, root: str) -> None:
         self._expected[pid] = root
+        if root not in self._primed:
+            self._primed.add(root)
+            self._queue.append((root, None))
+            self._start()
 
     def worker_ended(self, pid: int) -> None:
         from . import compile_cache
@@ -290,9 +301,10 @@ class Harvests:
         self.running.clear()
 
 
-def _run_harvest(root: str, inbox: str, work: str, inherited: list[int]) -> None:
+def _run_harvest(root: str, inbox: str | None, work: str, inherited: list[int]) -> None:
     """The harvester's life (never returns): detached, niced, allowed to write only the cache and
-    its own work folder, then compile_cache.harvest and prime."""
+    its own work folder, then compile_cache.harvest (unless `inbox` is None: priming only) and
+    prime."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -309,9 +321,10 @@ def _run_harvest(root: str, inbox: str, work: str, inherited: list[int]) -> None
         os.environ["TMPDIR"] = work  # the C compiler's and ptxas's temporary files
         tempfile.tempdir = None
         sandbox.confine_writes(work, (root,))
-        counts = compile_cache.harvest(root, inbox, work)
+        counts = compile_cache.harvest(root, inbox, work) if inbox is not None else "none"
         prime = compile_cache.prime(root, work)
-        print(f"kbx harvest {inbox}: {counts}, driver module {prime}", file=sys.stderr, flush=True)
+        print(f"kbx harvest {inbox or root}: {counts}, driver module {prime}", file=sys.stderr,
+              flush=True)
         code = 0
     except BaseException:  # noqa: BLE001 - the harvester must end here, whatever happened
         traceback.print_exc()
@@ -321,9 +334,11 @@ def _run_harvest(root: str, inbox: str, work: str, inherited: list[int]) -> None
         os._exit(code)
 
 
-def _remove_tree(path: str) -> None:
+def _remove_tree(path: str | None) -> None:
     import shutil
 
+    if path is None:  # a priming harvester's inbox: there is none
+        return
     shutil.rmtree(path, ignore_errors=True)
 
 

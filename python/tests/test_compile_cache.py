@@ -289,6 +289,43 @@ def test_the_zygote_harvests_a_finished_worker_in_a_confined_process(tmp_path):
     assert second["hits"] == 1 and second["cubin"] == first["cubin"]
 
 
+def test_the_first_worker_of_a_cache_root_gets_a_priming_harvester(tmp_path, monkeypatch):
+    """A run whose candidates compile nothing (the references as submissions) has no harvest; the
+    driver module is primed anyway, once per cache root, as the root's first worker starts."""
+    import time
+
+    from kbx_worker import zygote
+
+    def prime(root, work):  # stands in for the C build (which needs libcuda): a marker per call
+        with open(os.path.join(root, f"primed-{os.getpid()}"), "w") as f:
+            f.write(work)
+        return {"launchers": 1}
+
+    monkeypatch.setattr(compile_cache, "prime", prime)
+    root = tmp_path / "cache"
+    root.mkdir()
+    harvests = zygote.Harvests(lambda: [])
+    harvests.expect(4243, str(root))
+    assert len(harvests.running) == 1
+    deadline = time.time() + 60
+    while harvests.running and time.time() < deadline:
+        pid, status = os.waitpid(-1, 0)
+        assert harvests.ended(pid) and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert len(list(root.glob("primed-*"))) == 1
+    harvests.expect(4244, str(root))  # the same root again: no second priming
+    assert not harvests.running
+    other = tmp_path / "other"
+    other.mkdir()
+    harvests.expect(4245, str(other))  # another root: primed too
+    assert len(harvests.running) == 1
+    while harvests.running and time.time() < deadline:
+        pid, _ = os.waitpid(-1, 0)
+        harvests.ended(pid)
+    assert len(list(other.glob("primed-*"))) == 1
+    harvests.worker_ended(4243)  # a worker without claims: no harvest, its (absent) inbox removed
+    assert not harvests.running
+
+
 def test_a_launcher_claim_as_a_worker_writes_it_is_accepted_up_to_the_build(tmp_path, monkeypatch):
     """Triton's CudaLauncher passes the signature keyed by argument name, tensordesc_meta [];
     the harvest regenerates that launcher's source (the build itself needs libcuda)."""
