@@ -9,11 +9,12 @@
 #   gets a priming harvester. The gaps files' `triton_driver` median should fall to tens of ms;
 # - on an H200: tune/h200_call_y.sh (the GPU-only exploits, then issue 5's pending PyTorch eager
 #   draws for DRAWS_S seconds, base seeds from SEED_BASE);
-# - on any other card, the GPU-only exploits (46 and 52 with a speedup bound), then issue 7's wall: the 176 references as submissions, a pair of runs (fresh,
-#   then cached) with the defaults and a pair with `--long-call-samples 3 --short-call-budget-ms
-#   12` (session 45's H100: cached 162.7 -> 150.3 s), then a third, cached run of each, one after
-#   the other (session 45's third runs overlapped a leftover pair and were void);
-#   tools/repeatability.py over the runs and each cached run's profile. About 1,200 s.
+# - on any other card, the GPU-only exploits (46 and 52 with a speedup bound), then issue 7's
+#   wall: the 176 references as submissions, three runs (fresh, then two cached) with the defaults
+#   and three with `--long-call-samples 3 --short-call-budget-ms 12` (session 45's H100: cached
+#   162.7 -> 150.3 s; its third runs overlapped a leftover run and were void);
+#   tools/repeatability.py over the runs, each setting's first cached run's profile, and a count of
+#   honest references the stream check timed by brackets or fresh calls. About 1,200 s.
 source "$(dirname "$0")/device_prologue.sh"
 python3 tune/triton_driver_profile.py 2>&1 | tee /tmp/k/triton_driver.txt
 if grep -q H200 <<<"$gpu"; then
@@ -24,13 +25,13 @@ fi
 timeout 300 python3 tests/exploits/run_exploits.py --kbx build-device/kbx --device cuda \
   --only 40,41,42,43,44,46,47,50,51,52 2>&1 | tail -n 13 | tee /tmp/k/exploits.txt
 texts() { tar -C /tmp/k -cJf /tmp/k-texts.tar.xz $(cd /tmp/k && ls *.txt); }
-pair() {  # NAME EXTRA_FLAGS
+series() {  # NAME EXTRA_FLAGS: run 1 fresh, runs 2 and 3 reading its reference timings
   local R=/tmp/kbx-tc-$1
-  RESULTS=$R RUNS=2 EVAL_ARGS="--trace $R/trace@RUN@.json --warmup-ms 2 --ci-budget-ms 40 $2" \
-    tools/h200_timing_cache.sh 2>&1 | tee /tmp/k/pair-$1.txt
+  RESULTS=$R RUNS=3 EVAL_ARGS="--trace $R/trace@RUN@.json --warmup-ms 2 --ci-budget-ms 40 $2" \
+    tools/h200_timing_cache.sh 2>&1 | tee /tmp/k/runs-$1.txt
   python3 tune/timing_profile.py $R/trace2.json $R/run2/kbx.db >/tmp/k/profile-$1.txt 2>&1
   python3 tune/trace_gaps.py $R/trace2.json --min-gap-s 1.0 >/tmp/k/gaps-$1.txt 2>&1
-  notes $R/run1 $R/run2 | tee -a /tmp/k/notes-$1.txt
+  notes $R/run1 $R/run2 $R/run3 | tee -a /tmp/k/notes-$1.txt
   texts
 }
 notes() {  # RUN_DIR...: honest references whose timing the stream check changed (956806c's rule)
@@ -47,28 +48,11 @@ print(f"{sys.argv[1]}: {len(rows)} evaluations; kept work (fresh_calls) {len(kep
 PY
   done
 }
-third() {  # NAME EXTRA_FLAGS: one more cached run, as h200_timing_cache.sh's run 2
-  local R=/tmp/kbx-tc-$1
-  rm -rf "$R/triton" "$R/run3"
-  local t0
-  t0=$(date +%s.%N)
-  # shellcheck disable=SC2086 # EXTRA_FLAGS is a list of flags
-  KBX_PYTHON=python3 KBX_CACHE_DIR=$R/cache TRITON_CACHE_DIR=$R/triton build-device/kbx eval \
-    $R/refs.jsonl -o $R/run3 --device cuda --no-require-triton --reference-timing cached \
-    --compile-cache $R/compile3 --warmup-ms 2 --ci-budget-ms 40 $2 >$R/run3.log 2>&1
-  echo "$1 run 3: exit $?, wall $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s;" \
-    "$(grep -o 'reference timings: [0-9]* of [0-9]* from the cache' $R/run3.log | tail -1)" \
-    | tee -a /tmp/k/third.txt
-}
 repeat() {  # every run so far, into /tmp/k/repeat.txt
   python3 tools/repeatability.py $(ls -d /tmp/kbx-tc-*/run[123]) 2>&1 | tee /tmp/k/repeat.txt \
     | grep -v "^  "
   texts
 }
-combo="--long-call-samples 3 --short-call-budget-ms 12"
-pair default ""
-pair long3short12 "$combo"
-repeat
-third default ""
-third long3short12 "$combo"
+series default ""
+series long3short12 "--long-call-samples 3 --short-call-budget-ms 12"
 repeat

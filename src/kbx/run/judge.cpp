@@ -319,6 +319,7 @@ TimedBy apply_stream_check(store::TimingRecord& timing) {
   // A bracket lasts at least as long as the host takes to launch the call: the events (whose
   // samples were enqueued ahead of the GPU) measure the device's time only.
   double expected = std::max(events, timing.host_ms.value_or(0.0));
+  const double busy = fresh_call_busy_ms(timing);  // 0 without a kernel inventory
   // Below 1 us per call no Python-launched call can run (one kernel launch alone takes longer):
   // events that say so did not see the work. Nor did they when the kernel inventory shows the
   // GPU busier per call than the events say (kernels on another stream or thread); the inventory
@@ -329,9 +330,8 @@ TimedBy apply_stream_check(store::TimingRecord& timing) {
   } else if (brackets > 2.0 * expected + 0.05) {
     why = fmt::format("fastest bracket {:.4f} ms, events {:.4f} ms, host {:.4f} ms per call",
                       brackets, events, timing.host_ms.value_or(0.0));
-  } else if (timing.kernel_busy_ms && events < 0.8 * fresh_call_busy_ms(timing) - 0.005) {
-    why = fmt::format("GPU busy {:.4f} ms per call, events {:.4f} ms", fresh_call_busy_ms(timing),
-                      events);
+  } else if (timing.kernel_busy_ms && events < 0.8 * busy - 0.005) {
+    why = fmt::format("GPU busy {:.4f} ms per call, events {:.4f} ms", busy, events);
   } else {
     return TimedBy::events;
   }
@@ -341,7 +341,7 @@ TimedBy apply_stream_check(store::TimingRecord& timing) {
   // that draw, so such a call does its work in the first of them only: the slowest one's wall is
   // the time, not their median (a call that reused the first's work: exploit 46 kept its speedup).
   if (timing.kernel_busy_ms && !timing.inventory_ms.empty() &&
-      brackets < 0.8 * fresh_call_busy_ms(timing) - 0.005) {
+      brackets < 0.8 * busy - 0.005) {
     double slowest = *std::max_element(timing.inventory_ms.begin(), timing.inventory_ms.end());
     timing.samples_ms = {slowest};
     timing.timed_by_bracket = true;
@@ -349,7 +349,7 @@ TimedBy apply_stream_check(store::TimingRecord& timing) {
         "GPU busy {:.4f} ms per call on inputs of its own, the timed calls {:.4f} ms by events "
         "and {:.4f} ms by brackets on the same inputs each time: timed by the slowest of the {} "
         "inventory call(s)",
-        fresh_call_busy_ms(timing), events, brackets, timing.inventory_ms.size());
+        busy, events, brackets, timing.inventory_ms.size());
     return TimedBy::fresh_calls;
   }
   timing.samples_ms = timing.bracket_ms;
