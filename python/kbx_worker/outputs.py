@@ -185,13 +185,16 @@ def tensor_leaf(value, path: str, payload: Payload) -> dict:
                           f"kbx cannot compare; return one of {sorted(WIRE_DTYPES)}")
     t = _host_copy(value)
     offset, nbytes = payload.add_tensor(t)
-    return {"path": path, "kind": "tensor", "tensor": {
+    desc = {
         "dtype": str(t.dtype).removeprefix("torch."),
         "shape": list(t.shape),
         "device": value.device.type,
         "offset": offset,
         "nbytes": nbytes,
-    }}
+    }
+    if value.requires_grad:  # judged where the task asks (task.json "compare_requires_grad")
+        desc["requires_grad"] = True
+    return {"path": path, "kind": "tensor", "tensor": desc}
 
 
 def _host_copy(value):

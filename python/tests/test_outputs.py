@@ -91,10 +91,12 @@ def test_zero_dim_and_empty_tensors():
     assert payload == (7).to_bytes(4, "little")
 
 
-def test_tensors_that_require_grad_are_detached():
+def test_tensors_that_require_grad_are_detached_and_say_so():
     t = torch.ones(2, requires_grad=True) * 2
-    leaves, payload = flatten(t)
-    assert payload == torch.full((2,), 2.0).numpy().tobytes()
+    leaves, payload = flatten((t, t.detach()))
+    assert payload == torch.full((2,), 2.0).numpy().tobytes() * 2
+    assert leaves[0]["tensor"]["requires_grad"] is True
+    assert "requires_grad" not in leaves[1]["tensor"]  # left out unless set
 
 
 def test_mutated_arguments_follow_the_return_value():

@@ -14,6 +14,9 @@ struct TensorBlob {
   DType dtype = DType::float32;
   std::vector<std::int64_t> shape;
   std::string device;  ///< "cpu", "cuda", ... as the producing process reported it
+  /// Whether autograd records operations on it, as the producing process reported it (compared
+  /// only where a task asks: Contract::requires_grad).
+  bool requires_grad = false;
   std::vector<std::uint8_t> data;
 
   /// Product of the shape (1 for a 0-d tensor).

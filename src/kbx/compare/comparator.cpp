@@ -182,6 +182,16 @@ std::optional<Verdict> Comparison::check_metadata() const {
                               op.cand_tensor->device, op.ref_tensor->device));
     }
   }
+  for (const Operand& op : operands_) {
+    if (contract_.requires_grad && op.ref_tensor != nullptr && op.ref->kind == LeafKind::tensor &&
+        op.cand_tensor->requires_grad != op.ref_tensor->requires_grad) {
+      return fail(FailReason::requires_grad_mismatch, op.ref->path,
+                  fmt::format("{}: requires_grad={}, expected {} (the task's result carries the "
+                              "requires_grad it is asked for)",
+                              op.ref->path, op.cand_tensor->requires_grad ? "True" : "False",
+                              op.ref_tensor->requires_grad ? "True" : "False"));
+    }
+  }
   return std::nullopt;
 }
 
@@ -333,8 +343,9 @@ Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
 }
 
 Verdict compare_structure(const std::vector<OutputLeaf>& reference,
-                          const std::vector<OutputLeaf>& candidate) {
-  const Contract contract = Contract::kernelbenchx_default();
+                          const std::vector<OutputLeaf>& candidate, bool requires_grad) {
+  Contract contract = Contract::kernelbenchx_default();
+  contract.requires_grad = requires_grad;
   Comparison comparison(reference, candidate, contract);
   if (auto v = comparison.check_structure()) {
     return *v;

@@ -26,9 +26,10 @@ Verdict compare_outputs(const std::vector<OutputLeaf>& reference,
                         const std::vector<OutputLeaf>& candidate, const Contract& contract,
                         const std::vector<OutputLeaf>* magnitudes = nullptr);
 
-/// Only the first two checks of compare_outputs: leaf structure, then shape, dtype and device.
-/// For outputs whose values are judged through a canonical form instead.
+/// Only the first two checks of compare_outputs: leaf structure, then shape, dtype and device
+/// (and requires_grad, when asked: Contract::requires_grad). For outputs whose values are judged
+/// through a canonical form instead.
 Verdict compare_structure(const std::vector<OutputLeaf>& reference,
-                          const std::vector<OutputLeaf>& candidate);
+                          const std::vector<OutputLeaf>& candidate, bool requires_grad = false);
 
 }  // namespace kbx::compare

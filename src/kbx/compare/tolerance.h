@@ -31,6 +31,10 @@ struct Contract {
   /// "error_bound": element i may also differ by k * u(dtype) * m_i, where m is the reference
   /// evaluated in float64 on the absolute values of the inputs (docs/suite-format.md).
   std::optional<double> error_bound_k;
+  /// Tensors must match the reference's requires_grad flag too (task.json
+  /// "compare_requires_grad": factory functions whose requires_grad argument sets the result's;
+  /// elsewhere a Triton result rightly leaves autograd out). Not under --rules kernelbenchx.
+  bool requires_grad = false;
 
   /// KernelBench-X: float32/float64 and complex 1e-5, float16/bfloat16 5e-3.
   static Contract kernelbenchx_default();

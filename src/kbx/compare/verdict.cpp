@@ -15,6 +15,8 @@ std::string_view to_string(FailReason reason) {
       return "dtype_mismatch";
     case FailReason::device_mismatch:
       return "device_mismatch";
+    case FailReason::requires_grad_mismatch:
+      return "requires_grad_mismatch";
     case FailReason::nan_mismatch:
       return "nan_mismatch";
     case FailReason::inf_mismatch:

@@ -16,6 +16,7 @@ enum class FailReason {
   shape_mismatch,
   dtype_mismatch,
   device_mismatch,     ///< e.g. a CPU tensor where the reference is on CUDA
+  requires_grad_mismatch,  ///< requires_grad differs (only under Contract::requires_grad)
   nan_mismatch,        ///< NaN where the reference has none, or the reverse
   inf_mismatch,        ///< ±Inf pattern differs
   value_mismatch,      ///< elementwise tolerance exceeded (or exact values differ)

@@ -40,7 +40,8 @@ FailureClass classify_incorrect(const std::string& reason, const std::string& de
     return {F::numerical, "nan_inf"};
   }
   if (is_one_of(reason,
-                {"shape_mismatch", "dtype_mismatch", "structure_mismatch", "device_mismatch"})) {
+                {"shape_mismatch", "dtype_mismatch", "structure_mismatch", "device_mismatch",
+                  "requires_grad_mismatch"})) {
     return {F::numerical, "shape_dtype"};
   }
   if (reason == "value_mismatch") {

@@ -466,7 +466,7 @@ void judge_more_case_results(CaseJudgement& j, const std::vector<suite::Resolved
       c.detail = describe_worker_error(r.error);
       j.first_error = j.first_error ? j.first_error : std::optional<std::size_t>(i);
     } else if (rules.canonical) {
-      auto v = compare::compare_structure(expected[i].outputs, r.outputs);
+      auto v = compare::compare_structure(expected[i].outputs, r.outputs, contract.requires_grad);
       if (v.ok && rules.rules != "kernelbenchx") {
         v = judge_canonical_arguments(expected[i].outputs, r.outputs, contract);
       }

@@ -204,6 +204,9 @@ const compare::Contract* Workers::contract_for(const suite::Task& task, std::str
     if (parsed && public_rules) {
       parsed->error_bound_k.reset();  // the public tolerance table has no error bounds
     }
+    if (parsed) {  // the public harness compares values only
+      parsed->requires_grad = task.compare_requires_grad && !public_rules;
+    }
     if (!parsed) {
       error = fmt::format("{}: {}", (task.dir / "task.json").string(), parsed.error().what());
       return nullptr;

@@ -220,6 +220,13 @@ Result<TensorBlob> decode_tensor(const Json& desc, const std::vector<std::uint8_
     }
     t.dtype = *dtype;
     t.device = desc.value("device", "");
+    if (desc.contains("requires_grad")) {
+      if (!desc["requires_grad"].is_boolean()) {
+        return Error(ErrorKind::protocol, "bad tensor descriptor {}: requires_grad must be true "
+                     "or false", excerpt(desc));
+      }
+      t.requires_grad = desc["requires_grad"].get<bool>();
+    }
     // json_integer, not get<T>(): a float or out-of-range number would be cast unchecked.
     auto offset = json_integer<std::uint64_t>(desc.at("offset"));
     auto nbytes = json_integer<std::uint64_t>(desc.at("nbytes"));
@@ -302,6 +309,9 @@ Json describe_leaves(const std::vector<OutputLeaf>& leaves, std::uint64_t& offse
                          {"device", leaf.tensor.device},
                          {"offset", offset},
                          {"nbytes", leaf.tensor.data.size()}};
+      if (leaf.tensor.requires_grad) {
+        o["tensor"]["requires_grad"] = true;
+      }
       offset += leaf.tensor.data.size();
     } else if (leaf.kind == LeafKind::scalar) {
       o["dtype"] = leaf.value.value("dtype", "float64");

@@ -517,6 +517,12 @@ Task parse_task(std::string_view text, const fs::path& dir, const std::string& k
     throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with mutated arguments",
                 where);
   }
+  if (j.contains("compare_requires_grad")) {
+    if (!j["compare_requires_grad"].is_boolean()) {
+      throw Error(ErrorKind::suite, "{}: 'compare_requires_grad' must be true or false", where);
+    }
+    task.compare_requires_grad = j["compare_requires_grad"].get<bool>();
+  }
   task.dir = dir;
   load_cases(task, j, where);
   for (const auto& c : task.cases) {

@@ -86,6 +86,9 @@ struct Task {
   /// Judge against the reference evaluated in float64 and rounded to its normal output dtypes
   /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
   bool exact_reference = false;
+  /// Judge returned tensors' requires_grad flags too (task.json "compare_requires_grad"): for
+  /// factory functions whose requires_grad argument sets the result's (Random/logspace).
+  bool compare_requires_grad = false;
   std::vector<TestCase> cases;
   /// `kbx suite check --seeds N` repeats the cases N times with other seeds (run/suite_check.cpp):
   /// then a request to a worker carries one draw's cases (calls_per_request), so the replies of

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kbx/compare/comparator.h"
+#include "support/test_support.h"
 #include "unit/compare/compare_builders.h"
 
 namespace kbx::compare {
@@ -157,6 +158,47 @@ TEST(CompareDevice, ACpuTensorWhereCudaWasExpectedFails) {
   Verdict v = compare(out(ref), out(cand));
   EXPECT_EQ(v.reason, FailReason::device_mismatch);
   EXPECT_EQ(v.detail, "out: on device 'cpu', expected 'cuda:0'");
+}
+
+TEST(CompareRequiresGrad, IsJudgedOnlyWhereTheContractAsks) {
+  TensorBlob ref = f32({1, 2});
+  ref.requires_grad = true;
+  TensorBlob cand = f32({1, 2});
+  EXPECT_TRUE(compare(out(ref), out(cand)).ok);  // a Triton result rightly leaves autograd out
+  Contract asks = Contract::kernelbenchx_default();
+  asks.requires_grad = true;
+  Verdict v = compare_outputs(out(ref), out(cand), asks);
+  EXPECT_EQ(v.reason, FailReason::requires_grad_mismatch);
+  EXPECT_EQ(v.path, "out");
+  EXPECT_CONTAINS(v.detail, "out: requires_grad=False, expected True");
+  cand.requires_grad = true;
+  EXPECT_TRUE(compare_outputs(out(ref), out(cand), asks).ok);
+  ref.requires_grad = false;  // set where the call did not ask for it
+  EXPECT_EQ(compare_outputs(out(ref), out(cand), asks).reason, FailReason::requires_grad_mismatch);
+}
+
+TEST(CompareRequiresGrad, CompareStructureJudgesItWhenAsked) {
+  TensorBlob ref = f32({1});
+  ref.requires_grad = true;
+  TensorBlob cand = f32({9});  // values are the canonical form's to judge
+  EXPECT_TRUE(compare_structure(out(ref), out(cand)).ok);
+  EXPECT_EQ(compare_structure(out(ref), out(cand), /*requires_grad=*/true).reason,
+            FailReason::requires_grad_mismatch);
+}
+
+TEST(CompareOrder, DeviceIsJudgedBeforeRequiresGradAndRequiresGradBeforeValues) {
+  Contract asks = Contract::kernelbenchx_default();
+  asks.requires_grad = true;
+  TensorBlob tracked = f32({1});
+  tracked.requires_grad = true;
+  TensorBlob cpu = f32({2});
+  cpu.device = "cpu";
+  TensorBlob ref2 = f32({2});
+  ref2.requires_grad = true;
+  Verdict v = compare_outputs(pair_of(tracked, ref2), pair_of(f32({1}), cpu), asks);
+  EXPECT_EQ(v.reason, FailReason::device_mismatch);
+  v = compare_outputs(pair_of(tracked, f32({2})), pair_of(f32({NAN}), f32({2})), asks);
+  EXPECT_EQ(v.reason, FailReason::requires_grad_mismatch);
 }
 
 TEST(CompareOrder, StructureIsJudgedBeforeAShapeMismatchInAnEarlierLeaf) {

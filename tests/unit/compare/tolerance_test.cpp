@@ -197,6 +197,7 @@ TEST(FailReason, NamesMatchTheEnumerators) {
   EXPECT_EQ(to_string(FailReason::shape_mismatch), "shape_mismatch");
   EXPECT_EQ(to_string(FailReason::dtype_mismatch), "dtype_mismatch");
   EXPECT_EQ(to_string(FailReason::device_mismatch), "device_mismatch");
+  EXPECT_EQ(to_string(FailReason::requires_grad_mismatch), "requires_grad_mismatch");
   EXPECT_EQ(to_string(FailReason::nan_mismatch), "nan_mismatch");
   EXPECT_EQ(to_string(FailReason::inf_mismatch), "inf_mismatch");
   EXPECT_EQ(to_string(FailReason::value_mismatch), "value_mismatch");

@@ -290,6 +290,23 @@ TEST(DecodeTensor, AcceptsScalarsAndEmptyTensors) {
   EXPECT_TRUE(empty->data.empty());
 }
 
+TEST(DecodeTensor, ReadsRequiresGradAsABooleanAndDefaultsToFalse) {
+  Bytes payload = float32_bytes({1.0F});
+  auto plain = decode_tensor(tensor_desc("float32", {1}, 0, 4), payload);
+  ASSERT_TRUE(plain.ok()) << plain.error().what();
+  EXPECT_FALSE(plain->requires_grad);
+  Json desc = tensor_desc("float32", {1}, 0, 4);
+  desc["requires_grad"] = true;
+  auto tracked = decode_tensor(desc, payload);
+  ASSERT_TRUE(tracked.ok()) << tracked.error().what();
+  EXPECT_TRUE(tracked->requires_grad);
+  desc["requires_grad"] = 1;  // not a boolean: the worker is not trusted to mean true
+  auto bad = decode_tensor(desc, payload);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::protocol);
+  EXPECT_CONTAINS(bad.error().what(), "requires_grad must be true or false");
+}
+
 TEST(DecodeTensor, BytesBeyondThePayloadAreAnError) {
   auto t = decode_tensor(tensor_desc("float32", {2}, 4, 8), Bytes(11, 0));
   ASSERT_FALSE(t.ok());
@@ -446,6 +463,7 @@ TEST(EncodeLeaves, RoundTripsThroughDecodeLeavesWithTensorsPackedInOrder) {
   leaves[2].tensor.shape = {1, 3};
   leaves[2].tensor.device = "cuda";
   leaves[2].tensor.data = {1, 0, 2, 0, 3, 0};
+  leaves[2].tensor.requires_grad = true;  // carried only where set
   leaves[3].path = "out[3]";
   leaves[3].kind = LeafKind::repr;
   leaves[3].value = "Foo()";
@@ -472,7 +490,10 @@ TEST(EncodeLeaves, RoundTripsThroughDecodeLeavesWithTensorsPackedInOrder) {
     EXPECT_EQ(a.tensor.shape, b.tensor.shape);
     EXPECT_EQ(a.tensor.device, b.tensor.device);
     EXPECT_EQ(a.tensor.data, b.tensor.data);
+    EXPECT_EQ(a.tensor.requires_grad, b.tensor.requires_grad) << a.path;
   }
+  EXPECT_EQ(header[2]["tensor"]["requires_grad"], true);
+  EXPECT_FALSE(header[0]["tensor"].contains("requires_grad"));
 }
 
 }  // namespace

@@ -46,6 +46,23 @@ TEST(ContractFields, RejectMalformedLists) {
   EXPECT_NE(std::string(task.error().what()).find("'raises'"), std::string::npos);
 }
 
+TEST(ContractFields, CompareRequiresGradIsABooleanDefaultingToFalse) {
+  kbx::testing::ScopedTempDir root;
+  Json t = valid_task("Math/abs.py", "abs");
+  auto plain = load_task(write_task(root, t), "Math/abs.py");
+  ASSERT_TRUE(plain.ok()) << plain.error().what();
+  EXPECT_FALSE(plain->compare_requires_grad);
+  t["compare_requires_grad"] = true;
+  auto asks = load_task(write_task(root, t), "Math/abs.py");
+  ASSERT_TRUE(asks.ok()) << asks.error().what();
+  EXPECT_TRUE(asks->compare_requires_grad);
+  t["compare_requires_grad"] = "yes";
+  auto bad = load_task(write_task(root, t), "Math/abs.py");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.error().what()).find("'compare_requires_grad' must be true or false"),
+            std::string::npos);
+}
+
 TEST(ContractFields, ExactReferenceRefusesMutatedKeywordArguments) {
   kbx::testing::ScopedTempDir root;
   Json t = valid_task("Math/abs.py", "abs");

@@ -2,7 +2,8 @@
 requires_grad=False even when requires_grad=True is asked for (the kernel never looks at the
 flag). The values, dtype and device are right. The description says the tensor is created with
 the given requires_grad, like torch.logspace; a careful judge checks the flag (the public
-requires_grad_1_to_3_steps3 case asks for it) and fails it.
+requires_grad_1_to_3_steps3 case asks for it) and fails it: kbx does (task.json
+"compare_requires_grad": requires_grad_mismatch); the public harness compares values only.
 
 Otherwise the kernel is Random/logspace.py: one Triton kernel writes base ** e_i for the `steps` exponents, computed
 as exp(e_i * ln(base)) in the output dtype (float64 for float64, float32 otherwise), with ln(base)
@@ -12,6 +13,7 @@ so both endpoints are exact. The output is allocated with the requested dtype (d
 and device, and requires_grad is set on it.
 """
 # expect: incorrect
+# expect-kernelbenchx: ok
 import math
 
 import torch
