@@ -2,7 +2,9 @@
 and only casts the finished sum to `dtype` (float64), i.e. torch.sum(x).to(dtype) instead of
 torch.sum(x.to(dtype)). The description says the input is cast to `dtype` before summing, so
 the float64 result carries float32 rounding errors (~1e-7 relative) that a float64 sum does not
-have; a careful judge compares against the float64 sum with a float64 tolerance and fails it.
+have; a careful judge compares against the float64 sum with a float64 tolerance and fails it:
+kbx does (rtol = atol = 1e-10 for float64 results, and its float32_64x1000_dim1_to_float64
+case); the public harness's 1e-5 would pass its float64 results.
 
 Otherwise the kernel is Reduce/sum.py: row-reduction sum. The reduced dims are permuted to the end and flattened to
 [M, R]; one program per row loops over R in BLOCK_SIZE chunks. The accumulator has the output
@@ -11,6 +13,7 @@ dtype's precision class: int64 for integer inputs (exact), float64 for float64 (
 The result is reshaped to the kept dims and unsqueezed for keepdim.
 """
 # expect: incorrect
+# expect-kernelbenchx: incorrect  (the public tolerance, rtol = atol = 1e-5 without kbx's error bound, fails this summation order on one element of a float32 case, as the public harness fails torch.sum itself on some draws)
 import torch
 import triton
 import triton.language as tl
