@@ -161,7 +161,8 @@ int cmd_suite_show(const SuiteArgs& a) {
   auto names = t->entry_names();
   fmt::print("entry       {} (also accepted: {})\n", t->entry,
              fmt::join(names.begin() + 1, names.end(), ", "));
-  fmt::print("precision   {}\n", t->precision.dump());
+  fmt::print("precision   {}{}\n", t->precision.dump(),
+             t->compare_requires_grad ? "; requires_grad compared" : "");
   fmt::print("dtypes      {}\n", fmt::join(t->dtypes, ", "));
   if (!t->mutated_args.empty()) {
     fmt::print("in place    arguments {} are outputs too\n", fmt::join(t->mutated_args, ", "));

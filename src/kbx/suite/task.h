@@ -87,7 +87,7 @@ struct Task {
   /// (task.json "exact_reference"): for results whose float32 rounding error is near the tolerance.
   bool exact_reference = false;
   /// Judge returned tensors' requires_grad flags too (task.json "compare_requires_grad"): for
-  /// factory functions whose requires_grad argument sets the result's (Random/logspace).
+  /// factory functions whose requires_grad argument sets the result's (Random/logspace, rand).
   bool compare_requires_grad = false;
   std::vector<TestCase> cases;
   /// `kbx suite check --seeds N` repeats the cases N times with other seeds (run/suite_check.cpp):

@@ -21,6 +21,9 @@ Json task_detail_json(const Task& t) {
   if (!t.then.empty()) {
     j["then"] = t.then;
   }
+  if (t.compare_requires_grad) {
+    j["compare_requires_grad"] = true;
+  }
   Json cases = Json::array();
   for (const auto& c : t.cases) {
     cases.push_back(
