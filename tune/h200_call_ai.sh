@@ -7,7 +7,7 @@
 #   and 5 eager draws) and tune/trig_range.py (whether compiled tl.cos stays accurate for |x| in
 #   the thousands, which decides the known gap fused_cos_signbit__naive_range_reduction);
 # - then on an H200, tune/h200_call_y.sh: the GPU-only exploits and issue 5's pending eager draws
-#   (69 tasks, tune/h200_draws_pending.txt; SEED_BASE 8000 is still unused on an H200) for
+#   (71 tasks, tune/h200_draws_pending.txt; SEED_BASE 8000 is still unused on an H200) for
 #   DRAWS_S seconds; on another card nothing more (issue 7's pair ran on an H100 in sessions 45
 #   and 46: docs/perf.md).
 source "$(dirname "$0")/device_prologue.sh"
