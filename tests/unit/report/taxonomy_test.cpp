@@ -35,6 +35,8 @@ TEST(Taxonomy, ClassifiesNumericalFailuresByWhatDiffers) {
   expect_class("incorrect", "shape_mismatch", F::numerical, "shape_dtype");
   expect_class("incorrect", "dtype_mismatch", F::numerical, "shape_dtype");
   expect_class("incorrect", "structure_mismatch", F::numerical, "shape_dtype");
+  expect_class("incorrect", "device_mismatch", F::numerical, "shape_dtype");
+  expect_class("incorrect", "requires_grad_mismatch", F::numerical, "shape_dtype");
   expect_class("incorrect", "metric_mismatch", F::numerical, "precision");
   // value_mismatch: by the largest relative error the detail names.
   expect_class("incorrect", "value_mismatch", F::numerical, "precision",
