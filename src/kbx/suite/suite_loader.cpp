@@ -173,6 +173,17 @@ T get_field(const Json& j, const char* field, const std::string& where) {
   }
 }
 
+/// An optional boolean field, false when absent; an error naming the field when not a boolean.
+bool optional_bool(const Json& j, const char* field, const std::string& where) {
+  if (!j.contains(field)) {
+    return false;
+  }
+  if (!j[field].is_boolean()) {
+    throw Error(ErrorKind::suite, "{}: '{}' must be true or false", where, field);
+  }
+  return j[field].get<bool>();
+}
+
 /// An optional list of integers.
 std::vector<int> integer_list(const Json& j, const char* field, const std::string& where) {
   std::vector<int> out;
@@ -231,12 +242,7 @@ void load_cases(Task& task, const Json& j, const std::string& where) {
         throw Error(ErrorKind::suite, "{}: 'raises' must name at least one exception class", case_where);
       }
     }
-    if (c.contains("kbx_only")) {
-      if (!c["kbx_only"].is_boolean()) {
-        throw Error(ErrorKind::suite, "{}: 'kbx_only' must be true or false", case_where);
-      }
-      tc.kbx_only = c["kbx_only"].get<bool>();
-    }
+    tc.kbx_only = optional_bool(c, "kbx_only", case_where);
     if (c.contains("then_calls")) {
       const Json& n = c["then_calls"];
       if (!n.is_number_integer() || n.get<int>() < 1 || n.get<int>() > 100) {
@@ -512,17 +518,12 @@ Task parse_task(std::string_view text, const fs::path& dir, const std::string& k
       task.control_exemptions[name] = why.get<std::string>();
     }
   }
-  task.exact_reference = j.value("exact_reference", false);
+  task.exact_reference = optional_bool(j, "exact_reference", where);
   if (task.exact_reference && (!task.mutated_args.empty() || !task.mutated_kwargs.empty())) {
     throw Error(ErrorKind::suite, "{}: 'exact_reference' cannot be combined with mutated arguments",
                 where);
   }
-  if (j.contains("compare_requires_grad")) {
-    if (!j["compare_requires_grad"].is_boolean()) {
-      throw Error(ErrorKind::suite, "{}: 'compare_requires_grad' must be true or false", where);
-    }
-    task.compare_requires_grad = j["compare_requires_grad"].get<bool>();
-  }
+  task.compare_requires_grad = optional_bool(j, "compare_requires_grad", where);
   task.dir = dir;
   load_cases(task, j, where);
   for (const auto& c : task.cases) {

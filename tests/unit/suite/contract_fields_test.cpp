@@ -63,6 +63,16 @@ TEST(ContractFields, CompareRequiresGradIsABooleanDefaultingToFalse) {
             std::string::npos);
 }
 
+TEST(ContractFields, ExactReferenceMustBeABoolean) {
+  kbx::testing::ScopedTempDir root;
+  Json t = valid_task("Math/abs.py", "abs");
+  t["exact_reference"] = "yes";
+  auto task = load_task(write_task(root, t), "Math/abs.py");
+  ASSERT_FALSE(task.ok());
+  EXPECT_NE(std::string(task.error().what()).find("'exact_reference' must be true or false"),
+            std::string::npos);
+}
+
 TEST(ContractFields, ExactReferenceRefusesMutatedKeywordArguments) {
   kbx::testing::ScopedTempDir root;
   Json t = valid_task("Math/abs.py", "abs");
