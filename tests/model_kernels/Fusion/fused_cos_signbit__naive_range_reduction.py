@@ -1,11 +1,12 @@
 """Fusion/fused_cos_signbit.py variant with a naive float32 range reduction in front of the
 cosine ("keeps the fast hardware cos in its accurate range"): r = x - round(x / 2pi) * 2pi, all in
 float32 with 2pi rounded to float32, then cos(r). The product k * 2pi is rounded to float32 and the
-constant carries a 1.7e-7 error, so the absolute error of c grows like |x| * 6e-8: about 5e-4 at
-|x| = 1e4, fifty times the 1e-5 tolerance (cos(1e4) is about -0.95). The description asks for
-cos(input) for any float32 input, so a careful judge fails it. Up to |x| ~ 100 (the public cases,
-std 3 with x10 outliers) the error stays below the tolerance, so only kbx's special-values case
-(+-1e4) catches it.
+constant carries a 1.7e-7 error, so the absolute error of c grows like |x| * 3e-8: about 3e-4 at
+|x| = 1e4, far beyond the float32 tolerance. The description asks for cos(input) for any float32
+input, so a careful judge fails it. Up to |x| ~ 100 (the public cases, std 3 with x10 outliers)
+the error stays below the tolerance; kbx's wide_range_4095 case (uniform on [-1e4, 1e4]) catches
+it on the GPU and under the CPU interpreter alike, while tl.cos stays within 1e-7 there
+(tune/trig_range.py; session 47 on an H100).
 
 Otherwise as the correct kernel: one Triton kernel over the flattened input (made contiguous on
 the host) computes c = cos(x) in float32 with tl.cos and the sign bit of c read from its bit
