@@ -64,9 +64,10 @@ These apply to all 176 tasks under `--rules kbx`, and all but the last three to 
   the same shapes (`<case>/recheck`): a kernel that caches results by shape or address fails it.
 - **Triton must do the work.** Besides "a Triton kernel was launched", a Triton kernel's writes
   must reach the returned tensors in at least one case; PyTorch computing the result beside a
-  token launch, or with a Triton kernel that only copies, casts or barely nudges PyTorch's result
-  into the output, is `not_triton` (`torch_did_the_work`). A PyTorch fallback for some shapes
-  passes. On a GPU, Triton's kernels must also run at least 1% of the GPU time (`triton_share`).
+  token launch, or with a Triton kernel that only copies, casts, transposes, slices or barely
+  nudges PyTorch's result into the output, is `not_triton` (`torch_did_the_work`); a kernel that
+  copies or permutes the call's own inputs (a permute task) does the work. A PyTorch fallback for
+  some shapes passes. On a GPU, Triton's kernels must also run at least 1% of the GPU time (`triton_share`).
 - **Perf recheck (GPU).** After timing, one workload runs again with fresh inputs and must match
   the reference within 100x the task's float tolerance (1e-3 to 5e-2): `perf_recheck_mismatch`.
 - **Plain tensors** (both rule sets). A tensor subclass as output is `incorrect`

@@ -5,7 +5,9 @@ Triton kernel was given is marked, and an operator's outputs are marked when one
 A copy or fill takes the mark of its source only, so copying PyTorch's result over a buffer a
 kernel touched clears the mark; so does a Triton kernel that only copies a result PyTorch computed
 in this call into another buffer (what it wrote equals such a tensor it was given, give or take a
-cast or a nudge that no task's tolerance would notice: _near_copy). After the call, the returned
+cast or a nudge that no task's tolerance would notice: _near_copy; or that tensor transposed, sliced
+or cut from its flat start or end: _view_copy). Views change no marks, and copies of the call's
+inputs are still inputs, not PyTorch results. After the call, the returned
 tensors tell whether Triton's work reached them. A candidate that computes its result with
 PyTorch beside a token Triton launch returns unmarked tensors.
 
@@ -28,6 +30,15 @@ _NEUTRAL = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones
 # In-place operators that overwrite their first argument from the others (or from nothing).
 _OVERWRITE = {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_",
               "exponential_", "geometric_", "log_normal_", "cauchy_"}
+# Operators that copy values (maybe cast) without computing from them. A copy of the call's own
+# inputs (`x.contiguous()`, `x.float()`, `x.clone()`) is still the inputs, not a PyTorch result: a
+# kernel that rewrites it unchanged or permuted (an identity on the drawn inputs, a permute task)
+# did the task's work.
+_VALUE_COPY = {"clone", "_to_copy", "copy_", "contiguous", "_copy_from", "lift_fresh_copy"}
+# A kernel that permutes a PyTorch result it was given: the dims tried, at most.
+_PERMUTE_MAX_DIMS = 4
+# A kernel that copies a slice of a PyTorch result: the offsets tried along the sliced dim, at most.
+_SLICE_MAX_OFFSETS = 4096
 
 
 _SNAPSHOT_LIMIT_BYTES = 256 << 20
@@ -85,6 +96,59 @@ def _near_copy(t: Any, s: Any) -> bool:
         near_zero = rel * min(scale, COPY_SCALE_CAP) + COPY_ULPS * eps * scale
         # NaN where the source has NaN, the same infinities, the rest within the window.
         return bool(_ISCLOSE(a, b, rtol=rel, atol=near_zero, equal_nan=True).all())
+    except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
+        return False
+
+
+_OUTS: dict = {}
+
+
+def _outs(func: Any) -> frozenset:
+    """The keyword-only arguments an operator writes (`out=`, or `max=` and `max_values=`)."""
+    found = _OUTS.get(func)
+    if found is None:
+        try:
+            found = frozenset(a.name for a in func._schema.arguments
+                              if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write)
+        except Exception:  # noqa: BLE001 - no schema: no keyword outputs known
+            found = frozenset()
+        _OUTS[func] = found
+    return found
+
+
+def _view_copy(t: Any, s: Any) -> bool:
+    """Whether `t` holds `s` read through a permutation of its dims (a transpose; `t` may have
+    any shape of the same size, as a transpose then a reshape gives), through a slice along one
+    dim (`t` of `s`'s rank, smaller in that dim only), or as the start or the end of its flat
+    elements, within _near_copy's window."""
+    import itertools
+
+    if t.numel() == 0 or s.numel() < t.numel() or s.ndim > _PERMUTE_MAX_DIMS:
+        return False
+    try:
+        if s.numel() == t.numel():
+            if s.ndim < 2:
+                return False
+            identity = tuple(range(s.ndim))
+            for p in itertools.permutations(identity):
+                if p != identity and _near_copy(t, s.permute(p)):
+                    return True
+            return False
+        flat = s.reshape(-1)
+        n = t.numel()
+        if _near_copy(t, flat[:n]) or _near_copy(t, flat[-n:]):
+            return True
+        if t.ndim != s.ndim:
+            return False
+        dims = [d for d in range(s.ndim) if s.shape[d] != t.shape[d]]
+        if len(dims) != 1 or t.shape[dims[0]] > s.shape[dims[0]]:
+            return False
+        d, length = dims[0], t.shape[dims[0]]
+        first = t.select(d, 0)
+        for off in range(min(s.shape[d] - length + 1, _SLICE_MAX_OFFSETS)):
+            if _near_copy(first, s.select(d, off)) and _near_copy(t, s.narrow(d, off, length)):
+                return True
+        return False
     except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
         return False
 
@@ -180,23 +244,34 @@ class Provenance:
         finally:
             self._in_launch -= 1
 
-    def _on_op(self, name: str, args: tuple, kwargs: dict, out: Any) -> None:
+    def _on_op(self, name: str, args: tuple, kwargs: dict, out: Any,
+               outs: frozenset = frozenset()) -> None:
+        """One PyTorch operator ran: `outs` names its keyword outputs (`out=`), written, not read."""
         if self._in_launch or name in _NEUTRAL:
             return
         self.torch_ops += 1
         self._ops[name] = self._ops.get(name, 0) + 1
-        sources = args[1:] if name in _OVERWRITE else args
-        marked = any(_storage(t) in self._marked
-                     for t in _tensors(list(sources) + list(kwargs.values())))
+        sources = list(args[1:] if name in _OVERWRITE else args)
+        sources += [v for k, v in kwargs.items() if k not in outs]
+        source_ptrs = {_storage(t) for t in _tensors(sources)}
+        marked = any(p in self._marked for p in source_ptrs)
+        # A copy whose sources are all the call's inputs (or copies of them) copies the inputs.
+        input_copy = (name in _VALUE_COPY and not marked
+                      and not any(p in self._torch_made for p in source_ptrs))
+        in_place = bool(name.endswith("_") and args)
+        writes = in_place or any(k in outs for k in kwargs)
         targets = list(_tensors(out))
-        if name.endswith("_") and args:
+        if in_place:
             targets += list(_tensors(args[0]))
         for t in targets:
             ptr = _storage(t)
-            if not ptr:
-                continue
+            if not ptr or (not writes and ptr in source_ptrs):
+                continue  # a view or alias of a source (view, permute, slice, ...): nothing new
             if marked:
                 self._marked.add(ptr)
+            elif input_copy:
+                self._marked.discard(ptr)
+                self._torch_made.discard(ptr)
             else:
                 self._marked.discard(ptr)
                 self._torch_made.add(ptr)
@@ -204,14 +279,19 @@ class Provenance:
     def _copies_torch_result(self, t: Any, kept: list, own: list) -> bool:
         """Whether a kernel's written tensor `t` now holds an unmarked tensor it was given and left
         unchanged, which a PyTorch operator computed in this call, element for element within a
-        window wider than any task's tolerance (_near_copy): a copy of PyTorch's result, a cast of
-        it, or one nudged (`x * (1 + 1e-7)`, `x + 1e-30`), not Triton's work. A copy of the call's
-        own inputs is not this (an activation that is the identity on the inputs a case drew).
-        `own`: t's bytes before the launch, where they were such a result (a nudge in place)."""
+        window wider than any task's tolerance (_near_copy), or read through a permutation of its
+        dims or a slice (_view_copy): a copy of PyTorch's result, a cast of it, a transpose of it,
+        a part of a larger one, or one nudged (`x * (1 + 1e-7)`, `x + 1e-30`), not Triton's work.
+        A copy of the call's own inputs is not this (an activation that is the identity on the
+        inputs a case drew, a permute task). `own`: t's bytes before the launch, where they were
+        such a result (a nudge in place)."""
         for s in kept:
             ptr = _storage(s)
-            if (self._torch_result(ptr) and ptr != _storage(t) and s.numel() == t.numel()
-                    and _near_copy(t, s)):
+            if not self._torch_result(ptr) or ptr == _storage(t):
+                continue
+            if s.numel() == t.numel() and _near_copy(t, s):
+                return True
+            if _view_copy(t, s):
                 return True
         return any(s.numel() == t.numel() and _near_copy(t, s) for s in own)
 
@@ -238,7 +318,7 @@ class Provenance:
                 kwargs = kwargs or {}
                 out = func(*args, **kwargs)
                 try:
-                    owner._on_op(func.overloadpacket.__name__, args, kwargs, out)
+                    owner._on_op(func.overloadpacket.__name__, args, kwargs, out, _outs(func))
                 except Exception:  # noqa: BLE001 - bookkeeping never breaks the call
                     pass
                 return out

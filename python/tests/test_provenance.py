@@ -29,6 +29,22 @@ def _axpb_kernel(src_ptr, dst_ptr, n, a, b, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offs, v.to(dst_ptr.dtype.element_ty), mask=mask)
 
 
+@triton.jit
+def _copy2d_kernel(src_ptr, dst_ptr, M, N, s0, s1, off, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < M * N
+    i = offs // N
+    j = offs % N
+    tl.store(dst_ptr + offs, tl.load(src_ptr + off + i * s0 + j * s1, mask=mask), mask=mask)
+
+
+def _triton_gather2d(src, m, n, s0, s1, off=0):
+    """out[i, j] = src's flat element off + i * s0 + j * s1 (src given contiguous, as a pointer)."""
+    out = torch.empty((m, n), dtype=src.dtype)
+    _copy2d_kernel[(triton.cdiv(m * n, 64),)](src, out, m, n, s0, s1, off, BLOCK=64)
+    return out
+
+
 def _triton_axpb(x, a, b, dtype=None):
     out = torch.empty(x.shape, dtype=dtype or x.dtype)
     _axpb_kernel[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), a, b, BLOCK=64)
@@ -143,6 +159,57 @@ def test_a_kernel_that_is_the_identity_on_the_calls_inputs_carries_it(launches):
     follow, value = _follow(launches, lambda t: _triton_relu(torch.softmax(t, 0) - 0.01),
                             torch.randn(100))
     assert follow.contributed(value) is True
+
+
+def test_a_kernel_that_transposes_or_slices_pytorchs_result_does_not_carry_it(launches):
+    x = torch.randn(8, 12)
+
+    def transposed(t):  # PyTorch computes softmax(x)^T; the kernel only transposes it back
+        r = torch.softmax(t.t(), 1).contiguous()  # (12, 8)
+        return _triton_gather2d(r, 8, 12, 1, 8)
+
+    follow, value = _follow(launches, transposed, x)
+    assert torch.allclose(value, torch.softmax(x, 0))
+    assert follow.contributed(value) is False
+
+    def sliced(t):  # a larger PyTorch result, of which the kernel copies columns 5..16
+        r = torch.softmax(torch.cat([t, t * 0.5], 1), 1)  # (8, 24)
+        return _triton_gather2d(r, 8, 12, 24, 1, off=5)
+
+    follow, value = _follow(launches, sliced, x)
+    assert follow.contributed(value) is False
+
+    def prefix(t):  # the first 8 x 12 elements of a flat PyTorch result
+        r = torch.relu(torch.cat([t.reshape(-1), t.reshape(-1)[:7]]))
+        return _triton_gather2d(r, 8, 12, 12, 1)
+
+    follow, value = _follow(launches, prefix, x)
+    assert follow.contributed(value) is False
+    # Transposing the call's own input, or a copy of it, is the kernel's work (a permute task).
+    follow, value = _follow(launches, lambda t: _triton_gather2d(t, 12, 8, 1, 12), x)
+    assert torch.equal(value, x.t()) and follow.contributed(value) is True
+    follow, value = _follow(launches,
+                            lambda t: _triton_gather2d(t.t().contiguous().float(), 8, 12, 1, 8), x)
+    assert torch.equal(value, x) and follow.contributed(value) is True
+    # So is computing from a slice of PyTorch's result.
+    follow, value = _follow(launches, lambda t: _triton_relu(torch.softmax(t, 1)[:, 2:10] - 0.05),
+                            x)
+    assert follow.contributed(value) is True
+
+
+def test_a_view_of_an_input_is_still_the_input_and_out_writes_are_pytorchs(launches):
+    # relu of positive inputs through a view: the kernel still did the work.
+    x = torch.rand(10, 10) + 0.5
+    follow, value = _follow(launches, lambda t: _triton_relu(t.view(-1)), x)
+    assert torch.equal(value, x.view(-1)) and follow.contributed(value) is True
+    # PyTorch writing its result over a kernel's buffer through out= clears the mark.
+    def overwrite(t):
+        buf = _triton_relu(t)
+        torch.mul(t, 2.0, out=buf)
+        return buf
+
+    follow, value = _follow(launches, overwrite, torch.randn(100))
+    assert follow.contributed(value) is False
 
 
 def test_views_of_a_kernels_output_and_empty_results(launches):
