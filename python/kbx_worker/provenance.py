@@ -37,8 +37,12 @@ _OVERWRITE = {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bern
 _VALUE_COPY = {"clone", "_to_copy", "copy_", "contiguous", "_copy_from", "lift_fresh_copy"}
 # A kernel that permutes a PyTorch result it was given: the dims tried, at most.
 _PERMUTE_MAX_DIMS = 4
-# A kernel that copies a slice of a PyTorch result: the offsets tried along the sliced dim, at most.
+# A kernel that copies a slice of a PyTorch result: the offsets tried along the sliced dim, at most,
+# and the fewest elements such a copy must write (a reduction's few outputs can equal a few of its
+# source's elements by chance, e.g. a minimum that sits first; and where they are a copy, the GPU's
+# share rule fails so small a Triton part).
 _SLICE_MAX_OFFSETS = 4096
+_SLICE_MIN_NUMEL = 16
 
 
 _SNAPSHOT_LIMIT_BYTES = 256 << 20
@@ -79,18 +83,21 @@ COPY_REL = 1e-3
 COPY_SCALE_CAP = 10.0
 
 
-def _near_copy(t: Any, s: Any) -> bool:
+def _near_copy(t: Any, s: Any, scale: float | None = None) -> bool:
+    """Whether `t` holds `s`'s elements in row-major order (any shapes of the same size) within
+    the copy window; `scale`: the magnitude the near-zero window is taken from (default: the
+    largest finite element of `s`)."""
     import torch
 
-    if t.dtype == s.dtype and _same_bytes(t, s):
+    if t.dtype == s.dtype and _same_bytes(t.reshape(-1), s.reshape(-1)):
         return True
     if not (t.is_floating_point() and s.is_floating_point()):
         return False
     try:
         a = t.detach().reshape(-1).double()
         b = s.detach().reshape(-1).double()
-        finite = b[torch.isfinite(b)]
-        scale = float(finite.abs().max()) if finite.numel() else 0.0
+        if scale is None:
+            scale = _magnitude(b)
         eps = max(torch.finfo(t.dtype).eps, torch.finfo(s.dtype).eps)
         rel = max(COPY_ULPS * eps, COPY_REL)
         near_zero = rel * min(scale, COPY_SCALE_CAP) + COPY_ULPS * eps * scale
@@ -98,6 +105,16 @@ def _near_copy(t: Any, s: Any) -> bool:
         return bool(_ISCLOSE(a, b, rtol=rel, atol=near_zero, equal_nan=True).all())
     except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
         return False
+
+
+def _magnitude(s: Any) -> float:
+    """The largest finite |element| of `s` (0 when there is none)."""
+    import torch
+
+    if s.numel() == 0:
+        return 0.0
+    b = s.detach().reshape(-1).abs()
+    return float(torch.nan_to_num(b, nan=0.0, posinf=0.0, neginf=0.0).max())
 
 
 _OUTS: dict = {}
@@ -120,35 +137,39 @@ def _view_copy(t: Any, s: Any) -> bool:
     """Whether `t` holds `s` read through a permutation of its dims (a transpose; `t` may have
     any shape of the same size, as a transpose then a reshape gives), through a slice along one
     dim (`t` of `s`'s rank, smaller in that dim only), or as the start or the end of its flat
-    elements, within _near_copy's window."""
+    elements (these two for `t` of _SLICE_MIN_NUMEL elements or more), within _near_copy's window. Each reading is compared on its first row before the
+    whole, with the window of all of `s`, wider than any part's: a copy passes the first look."""
     import itertools
 
     if t.numel() == 0 or s.numel() < t.numel() or s.ndim > _PERMUTE_MAX_DIMS:
         return False
     try:
+        scale = _magnitude(s) if s.is_floating_point() else 0.0
+        flat_t = t.reshape(-1)
+
+        def reads(v: Any) -> bool:  # t holds v's elements in row-major order
+            row = v[(0,) * (v.ndim - 1)] if v.ndim > 1 else v
+            n = min(row.numel(), 256)
+            return _near_copy(flat_t[:n], row[:n], scale) and _near_copy(t, v)
+
         if s.numel() == t.numel():
-            if s.ndim < 2:
-                return False
             identity = tuple(range(s.ndim))
-            for p in itertools.permutations(identity):
-                if p != identity and _near_copy(t, s.permute(p)):
-                    return True
+            return s.ndim >= 2 and any(reads(s.permute(p))
+                                       for p in itertools.permutations(identity) if p != identity)
+        if t.numel() < _SLICE_MIN_NUMEL:
             return False
         flat = s.reshape(-1)
         n = t.numel()
-        if _near_copy(t, flat[:n]) or _near_copy(t, flat[-n:]):
+        if reads(flat[:n]) or reads(flat[-n:]):
             return True
         if t.ndim != s.ndim:
             return False
         dims = [d for d in range(s.ndim) if s.shape[d] != t.shape[d]]
-        if len(dims) != 1 or t.shape[dims[0]] > s.shape[dims[0]]:
+        if len(dims) != 1:
             return False
         d, length = dims[0], t.shape[dims[0]]
-        first = t.select(d, 0)
-        for off in range(min(s.shape[d] - length + 1, _SLICE_MAX_OFFSETS)):
-            if _near_copy(first, s.select(d, off)) and _near_copy(t, s.narrow(d, off, length)):
-                return True
-        return False
+        offsets = range(min(s.shape[d] - length + 1, _SLICE_MAX_OFFSETS))
+        return any(reads(s.narrow(d, off, length)) for off in offsets)
     except Exception:  # noqa: BLE001 - a dtype or layout the comparison cannot take: not a copy
         return False
 

@@ -38,6 +38,16 @@ def _copy2d_kernel(src_ptr, dst_ptr, M, N, s0, s1, off, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offs, tl.load(src_ptr + off + i * s0 + j * s1, mask=mask), mask=mask)
 
 
+@triton.jit
+def _column_min_kernel(src_ptr, dst_ptr, M, N, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    acc = tl.load(src_ptr + cols, mask=mask, other=float("inf"))
+    for i in range(1, M):
+        acc = tl.minimum(acc, tl.load(src_ptr + i * N + cols, mask=mask, other=float("inf")))
+    tl.store(dst_ptr + cols, acc, mask=mask)
+
+
 def _triton_gather2d(src, m, n, s0, s1, off=0):
     """out[i, j] = src's flat element off + i * s0 + j * s1 (src given contiguous, as a pointer)."""
     out = torch.empty((m, n), dtype=src.dtype)
@@ -195,6 +205,28 @@ def test_a_kernel_that_transposes_or_slices_pytorchs_result_does_not_carry_it(la
     follow, value = _follow(launches, lambda t: _triton_relu(torch.softmax(t, 1)[:, 2:10] - 0.05),
                             x)
     assert follow.contributed(value) is True
+
+
+def test_the_view_rules_on_integers_and_on_a_few_outputs(launches):
+    # An integer PyTorch result transposed back by a kernel is still PyTorch's.
+    x = torch.randn(6, 10)
+    follow, value = _follow(launches,
+                            lambda t: _triton_gather2d(torch.argsort(t.t(), 1).contiguous(),
+                                                       6, 10, 1, 6), x)
+    assert torch.equal(value, torch.argsort(x.t(), 1).t())
+    assert follow.contributed(value) is False
+    # A few outputs that happen to equal the start of a PyTorch result the kernel reduced (a
+    # minimum that sits first) are the kernel's work: the slice rules need 16 elements or more.
+    def row_min(t):
+        r = torch.abs(t)  # PyTorch's part; the kernel takes each column's minimum
+        out = torch.empty(r.shape[1])
+        _column_min_kernel[(1,)](r, out, r.shape[0], r.shape[1], BLOCK=16)
+        return out
+
+    x = torch.rand(4, 8) + 1.0
+    x[0] = 0.5  # the first row holds every column's minimum
+    follow, value = _follow(launches, row_min, x)
+    assert torch.equal(value, x[0]) and follow.contributed(value) is True
 
 
 def test_a_view_of_an_input_is_still_the_input_and_out_writes_are_pytorchs(launches):
