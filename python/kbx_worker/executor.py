@@ -133,7 +133,8 @@ def _run_case(loaded: Loaded, device: str, case: dict, launches: Callable[[], in
     try:
         args, kwargs = _build_inputs(loaded, device, case)
         start_launches, start = launches(), time.perf_counter()
-        follow = Provenance(launches) if track and hasattr(launches, "watch") else None
+        follow = (Provenance(launches, (args, kwargs))
+                  if track and hasattr(launches, "watch") else None)
         try:
             if follow is not None:
                 if recorder is not None:

@@ -7,7 +7,10 @@ kernel touched clears the mark; so does a Triton kernel that only copies a resul
 in this call into another buffer (what it wrote equals such a tensor it was given, give or take a
 cast or a nudge that no task's tolerance would notice: _near_copy; or that tensor transposed, sliced
 or cut from its flat start or end: _view_copy). Views change no marks, and copies of the call's
-inputs are still inputs, not PyTorch results. After the call, the returned
+inputs are still inputs, not PyTorch results. Given the call's inputs, anything a kernel copies
+that is neither Triton's work nor a storage the call's own thread made with the bytes it made
+(the inputs, copies of them, constant buffers) counts as PyTorch's too: work done out of the
+mode's sight, in another thread, is no kernel's. After the call, the returned
 tensors tell whether Triton's work reached them. A candidate that computes its result with
 PyTorch beside a token Triton launch returns unmarked tensors.
 
@@ -35,6 +38,20 @@ _OVERWRITE = {"copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bern
 # kernel that rewrites it unchanged or permuted (an identity on the drawn inputs, a permute task)
 # did the task's work.
 _VALUE_COPY = {"clone", "_to_copy", "copy_", "contiguous", "_copy_from", "lift_fresh_copy"}
+# Operators that make a fresh buffer (uninitialised, a constant or a ramp: no task's answer), and
+# the in-place ones that set a constant. Outside the dispatch mode's sight (another thread, a
+# forked child), PyTorch can still write such a buffer: its bytes are kept at its making and
+# compared before a kernel reads it.
+_FACTORY = {"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+            "full", "full_like", "arange", "new_empty", "new_empty_strided", "new_zeros",
+            "new_ones", "new_full"}
+_CONSTANT_FILL = {"fill_", "zero_"}
+# Uninitialised buffers hold whatever their memory held last, which may be a result another thread
+# computed and freed: their bytes are no one's the call's thread knows.
+_UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+# The storages the marks and the kept bytes name are held alive for the call (up to this many
+# bytes), so a freed one's address cannot come back as another tensor that inherits its standing.
+_HOLD_LIMIT_BYTES = 2 << 30
 # A kernel that permutes a PyTorch result it was given: the dims tried, at most.
 _PERMUTE_MAX_DIMS = 4
 # A kernel that copies a slice of a PyTorch result: the offsets tried along the sliced dim, at most,
@@ -196,6 +213,16 @@ def _tensors(value: Any, depth: int = 0) -> Iterator[Any]:
             yield from _tensors(v, depth + 1)
 
 
+def _storage_bytes(t: Any) -> Any:
+    """All of `t`'s storage as a flat uint8 tensor (a view; None where there is none)."""
+    import torch
+
+    try:
+        return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    except Exception:  # noqa: BLE001 - sparse, meta or otherwise storage-less tensors
+        return None
+
+
 def _storage(t: Any) -> int | None:
     try:
         return t.untyped_storage().data_ptr()
@@ -206,16 +233,84 @@ def _storage(t: Any) -> int | None:
 class Provenance:
     """Use as a context manager around one call; then contributed(value) and torch_ops."""
 
-    def __init__(self, launches: Any):
+    def __init__(self, launches: Any, inputs: Any = None):
+        """`inputs`: the call's arguments (tensors in them, nested up to 4 levels). Given, any
+        storage a kernel reads that is neither Triton's work nor the inputs (or a copy of them, or
+        a fresh buffer) as the call's own thread made them counts as PyTorch's: a result computed
+        out of the dispatch mode's sight (another thread) and copied by a kernel is still a copy.
+        Without them only storages a PyTorch operator wrote in sight count."""
         self._launches = launches
         self._marked: set[int] = set()
         self._torch_made: set[int] = set()  # storages a PyTorch operator wrote in this call
+        # Storages whose bytes this call's own thread knows (the inputs, copies of them, fresh
+        # buffers), with those bytes (None: too big to keep, trusted as they are); _fresh: those
+        # made by a factory (no answer in them).
+        self._known: dict[int, Any] = {}
+        self._fresh: set[int] = set()
+        self._strict = inputs is not None
+        self._held: dict[int, Any] = {}
+        self._held_bytes = 0
+        if self._strict:
+            for t in _tensors(inputs):
+                self._know(t)
         self._in_launch = 0
         self._snapshots: list = []
         self._mode = None
         self.torch_ops = 0
         self._ops: dict[str, int] = {}       # PyTorch operators the candidate ran, by name
         self._kernels: dict[str, int] = {}   # Triton launches, by kernel name
+
+    def _hold(self, t: Any) -> None:
+        """Keeps `t`'s storage alive for the call (see _HOLD_LIMIT_BYTES)."""
+        try:
+            storage = t.untyped_storage()
+            ptr, size = storage.data_ptr(), storage.nbytes()
+        except Exception:  # noqa: BLE001 - storage-less tensors
+            return
+        if ptr and ptr not in self._held and self._held_bytes + size <= _HOLD_LIMIT_BYTES:
+            self._held[ptr] = storage
+            self._held_bytes += size
+
+    def _mark(self, t: Any, ptr: int) -> None:
+        self._marked.add(ptr)
+        self._hold(t)
+
+    def _know(self, t: Any, fresh: bool = False) -> None:
+        """Keeps the bytes of `t`'s storage as this call's thread made them."""
+        ptr = _storage(t)
+        if not ptr:
+            return
+        self._hold(t)
+        view = _storage_bytes(t)
+        keep = (view is not None and view.numel() <= _SNAPSHOT_LIMIT_BYTES and not _capturing())
+        self._known[ptr] = view.clone() if keep else None
+        if fresh:
+            self._fresh.add(ptr)
+        else:
+            self._fresh.discard(ptr)
+
+    def _forget(self, ptr: int) -> None:
+        self._known.pop(ptr, None)
+        self._fresh.discard(ptr)
+
+    def _as_known(self, ptr: int | None, t: Any) -> bool:
+        """Whether `t`'s storage holds what this call's thread knows it holds."""
+        if ptr not in self._known:
+            return False
+        kept = self._known[ptr]
+        if kept is None or _capturing():  # comparing bytes would break a CUDA graph capture
+            return True
+        now = _storage_bytes(t)
+        return now is not None and now.numel() == kept.numel() and _same_bytes(now, kept)
+
+    def _someone_elses(self, ptr: int | None, t: Any) -> bool:
+        """Whether the storage holds work that is neither Triton's nor the call's inputs: what a
+        PyTorch operator computed in sight, or (given the inputs) anything written out of sight."""
+        if not ptr or ptr in self._marked:
+            return False
+        if ptr in self._torch_made:
+            return True
+        return self._strict and not self._as_known(ptr, t)
 
     def launched(self, name: str) -> None:
         """The launch hook names each Triton launch (the CPU inventory)."""
@@ -238,47 +333,61 @@ class Provenance:
         if _capturing() or sum(t.numel() * t.element_size() for t in tensors) > _SNAPSHOT_LIMIT_BYTES:
             self._snapshots.append(None)
             return
-        self._snapshots.append([(t, t.detach().clone()) for t in tensors])
+        self._snapshots.append([(t, t.detach().clone(), self._someone_elses(_storage(t), t))
+                                for t in tensors])
 
     def end(self, args: tuple, kwargs: dict) -> None:
         try:
             snapshot = self._snapshots.pop() if self._snapshots else None
             if snapshot is None:
-                written = [(t, None) for t in _tensors(list(args) + list(kwargs.values()))]
+                written = [(t, None, False) for t in _tensors(list(args) + list(kwargs.values()))]
                 kept = []
             else:
-                changed = [not _same_bytes(t, before) for t, before in snapshot]
-                written = [pair for pair, c in zip(snapshot, changed) if c]
-                kept = [t for (t, _), c in zip(snapshot, changed) if not c]
-            for t, before in written:
+                changed = [not _same_bytes(t, before) for t, before, _ in snapshot]
+                written = [entry for entry, c in zip(snapshot, changed) if c]
+                kept = [t for (t, _, _), c in zip(snapshot, changed) if not c]
+            for t, before, elses in written:
                 ptr = _storage(t)
                 if not ptr:
                     continue
                 # A PyTorch result nudged in place is still PyTorch's: its own earlier bytes are
                 # one of the sources a copy is looked for among.
-                own = [before] if before is not None and self._torch_result(ptr) else []
+                own = [before] if before is not None and elses else []
+                self._forget(ptr)
                 if self._copies_torch_result(t, kept, own):
                     self._marked.discard(ptr)  # PyTorch's work, moved: not Triton's
                     self._torch_made.add(ptr)
                 else:
-                    self._marked.add(ptr)
+                    self._mark(t, ptr)
         finally:
             self._in_launch -= 1
 
     def _on_op(self, name: str, args: tuple, kwargs: dict, out: Any,
                outs: frozenset = frozenset()) -> None:
         """One PyTorch operator ran: `outs` names its keyword outputs (`out=`), written, not read."""
-        if self._in_launch or name in _NEUTRAL:
+        if self._in_launch:
+            return
+        if name in _NEUTRAL:
+            if name in _FACTORY and self._strict:
+                for t in _tensors(out):
+                    if name in _UNINITIALISED:
+                        self._forget(_storage(t))
+                    else:
+                        self._know(t, fresh=True)
             return
         self.torch_ops += 1
         self._ops[name] = self._ops.get(name, 0) + 1
         sources = list(args[1:] if name in _OVERWRITE else args)
         sources += [v for k, v in kwargs.items() if k not in outs]
-        source_ptrs = {_storage(t) for t in _tensors(sources)}
+        source_tensors = [(_storage(t), t) for t in _tensors(sources)]
+        source_ptrs = {p for p, _ in source_tensors}
         marked = any(p in self._marked for p in source_ptrs)
         # A copy whose sources are all the call's inputs (or copies of them) copies the inputs.
         input_copy = (name in _VALUE_COPY and not marked
-                      and not any(p in self._torch_made for p in source_ptrs))
+                      and not any(self._someone_elses(p, t) for p, t in source_tensors))
+        # A constant written over a fresh buffer leaves it fresh.
+        constant = (name in _CONSTANT_FILL and self._strict and args
+                    and all(_storage(t) in self._fresh for t in _tensors(args[0])))
         in_place = bool(name.endswith("_") and args)
         writes = in_place or any(k in outs for k in kwargs)
         targets = list(_tensors(out))
@@ -289,36 +398,37 @@ class Provenance:
             if not ptr or (not writes and ptr in source_ptrs):
                 continue  # a view or alias of a source (view, permute, slice, ...): nothing new
             if marked:
-                self._marked.add(ptr)
-            elif input_copy:
+                self._mark(t, ptr)
+                self._forget(ptr)
+            elif input_copy or constant:
                 self._marked.discard(ptr)
                 self._torch_made.discard(ptr)
+                if self._strict:
+                    self._know(t, fresh=bool(constant))
             else:
                 self._marked.discard(ptr)
                 self._torch_made.add(ptr)
+                self._forget(ptr)
 
     def _copies_torch_result(self, t: Any, kept: list, own: list) -> bool:
-        """Whether a kernel's written tensor `t` now holds an unmarked tensor it was given and left
-        unchanged, which a PyTorch operator computed in this call, element for element within a
-        window wider than any task's tolerance (_near_copy), or read through a permutation of its
-        dims or a slice (_view_copy): a copy of PyTorch's result, a cast of it, a transpose of it,
-        a part of a larger one, or one nudged (`x * (1 + 1e-7)`, `x + 1e-30`), not Triton's work.
-        A copy of the call's own inputs is not this (an activation that is the identity on the
-        inputs a case drew, a permute task). `own`: t's bytes before the launch, where they were
-        such a result (a nudge in place)."""
+        """Whether a kernel's written tensor `t` now holds a tensor it was given and left
+        unchanged that holds someone else's work (_someone_elses: what a PyTorch operator computed
+        in this call, or, given the inputs, anything written out of the dispatch mode's sight),
+        element for element within a window wider than any task's tolerance (_near_copy), or read
+        through a permutation of its dims or a slice (_view_copy): a copy of PyTorch's result, a
+        cast of it, a transpose of it, a part of a larger one, or one nudged (`x * (1 + 1e-7)`,
+        `x + 1e-30`), not Triton's work. A copy of the call's own inputs is not this (an
+        activation that is the identity on the inputs a case drew, a permute task). `own`: t's
+        bytes before the launch, where they were someone else's work (a nudge in place)."""
         for s in kept:
             ptr = _storage(s)
-            if not self._torch_result(ptr) or ptr == _storage(t):
+            if ptr == _storage(t) or not self._someone_elses(ptr, s):
                 continue
             if s.numel() == t.numel() and _near_copy(t, s):
                 return True
             if _view_copy(t, s):
                 return True
         return any(s.numel() == t.numel() and _near_copy(t, s) for s in own)
-
-    def _torch_result(self, ptr: int | None) -> bool:
-        """Whether the storage holds what a PyTorch operator computed in this call, unmarked."""
-        return ptr in self._torch_made and ptr not in self._marked
 
     def contributed(self, value: Any) -> bool | None:
         """True when a returned tensor carries Triton's work; None when nothing non-empty came back."""

@@ -72,7 +72,7 @@ def _triton_relu(x):
 
 
 def _follow(launches, fn, *args):
-    follow = Provenance(launches)
+    follow = Provenance(launches, args)
     with follow:
         value = fn(*args)
     return follow, value
@@ -242,6 +242,65 @@ def test_a_view_of_an_input_is_still_the_input_and_out_writes_are_pytorchs(launc
 
     follow, value = _follow(launches, overwrite, torch.randn(100))
     assert follow.contributed(value) is False
+
+
+def test_work_done_out_of_the_dispatch_modes_sight_is_not_the_kernels(launches):
+    import threading
+
+    def in_a_thread(fn):
+        box = []
+        worker = threading.Thread(target=lambda: box.append(fn()))
+        worker.start()
+        worker.join()
+        return box[0]
+
+    x = torch.randn(100)
+    # PyTorch's result made in another thread, then copied by a kernel.
+    follow, value = _follow(launches, lambda t: _triton_copy(in_a_thread(lambda: torch.softmax(t, 0))),
+                            x)
+    assert torch.equal(value, torch.softmax(x, 0)) and follow.contributed(value) is False
+
+    # A buffer made in sight, filled out of sight, then copied or nudged in place by a kernel.
+    def filled(t, nudge):
+        buf = torch.empty_like(t)
+        in_a_thread(lambda: buf.copy_(torch.softmax(t, 0)))
+        if nudge:
+            _axpb_kernel[(triton.cdiv(buf.numel(), 64),)](buf, buf, buf.numel(), 1.0 + 1e-6, 0.0,
+                                                          BLOCK=64)
+            return buf
+        return _triton_copy(buf)
+
+    for nudge in (False, True):
+        follow, value = _follow(launches, filled, x, nudge)
+        assert follow.contributed(value) is False, nudge
+    # An uninitialised buffer may hold a result another thread computed and freed; and a freed
+    # buffer a kernel wrote may not lend its standing to whatever takes its address next.
+    def reused(t):
+        in_a_thread(lambda: torch.softmax(t, 0))
+        buf = torch.empty_like(t)
+        _axpb_kernel[(triton.cdiv(buf.numel(), 64),)](buf, buf, buf.numel(), 1.0 + 1e-6, 0.0,
+                                                      BLOCK=64)
+        return buf
+
+    def stale_mark(t):
+        _triton_relu(t)  # marked, then freed
+        return _triton_copy(in_a_thread(lambda: torch.softmax(t, 0)))
+
+    for fn in (reused, stale_mark):
+        follow, value = _follow(launches, fn, x)
+        assert follow.contributed(value) is False, fn.__name__
+    # Fresh buffers as the call's own thread made them are no one's work: a kernel writing over
+    # one, or copying from a constant one, does its own.
+    follow, value = _follow(launches, lambda t: _triton_axpb(torch.zeros_like(t), 1.0, 0.0), x)
+    assert follow.contributed(value) is True
+
+    def accumulate(t):
+        buf = torch.zeros_like(t)
+        _axpb_kernel[(triton.cdiv(t.numel(), 64),)](t, buf, t.numel(), 2.0, 0.0, BLOCK=64)
+        return buf
+
+    follow, value = _follow(launches, accumulate, x)
+    assert follow.contributed(value) is True
 
 
 def test_views_of_a_kernels_output_and_empty_results(launches):
